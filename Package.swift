@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "identity-connect",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "idconnect", targets: ["idconnect"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .target(name: "IdentityCore", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "IdentityConfig", dependencies: ["IdentityCore", "Yams"]),
+        .target(name: "IdentityStore", dependencies: [
+            "IdentityCore", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "OAuthEngine", dependencies: [
+            "IdentityCore", "IdentityConfig", "IdentityStore",
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
+        .target(name: "IdentityApp", dependencies: [
+            "IdentityCore", "IdentityConfig", "IdentityStore", "OAuthEngine",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
+        .target(name: "StaticConnector", dependencies: [
+            "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),
+        ], path: "Connectors/StaticConnector"),
+        .executableTarget(name: "idconnect", dependencies: [
+            "IdentityApp", "IdentityCore", "StaticConnector",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "IdentityConnectTests", dependencies: [
+            "IdentityApp", "StaticConnector",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ]),
+    ]
+)

@@ -1,0 +1,44 @@
+import Hummingbird
+import IdentityStore
+import Logging
+import OAuthEngine
+import ServiceLifecycle
+
+/// Builds the HTTP application around a prepared broker.
+public func buildApplication(_ prepared: PreparedBroker, logger: Logger) -> some ApplicationProtocol {
+    let router = buildRouter(prepared.engine)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
+        services: [StoreCloser(store: prepared.engine.store)],
+        logger: logger)
+}
+
+/// The router with every endpoint and middleware; also used directly by tests.
+public func buildRouter(_ engine: BrokerEngine) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: BodyLimitMiddleware(limit: 1 << 20))
+    let services = AppServices(engine: engine, pages: Pages())
+    WellKnownController(services: services).register(on: router)
+    let authorize = AuthorizeController(services: services)
+    let tempLogin = TempLoginController(services: services, authorize: authorize)
+    let token = TokenController(services: services)
+    registerVersioned(router) { group in
+        authorize.register(on: group)
+        tempLogin.register(on: group)
+        token.register(on: group)
+    }
+    return router
+}
+
+/// Closes storage cleanly when the service group shuts down.
+struct StoreCloser: Service {
+    let store: any BrokerStore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try? await store.close()
+    }
+}

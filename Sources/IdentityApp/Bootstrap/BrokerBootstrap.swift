@@ -1,0 +1,117 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import IdentityStore
+import Logging
+import OAuthEngine
+
+/// Everything `serve` needs, loaded and checked, before the HTTP server starts.
+public struct PreparedBroker: Sendable {
+    public let engine: BrokerEngine
+    public let settings: BrokerSettings
+    public let registry: ConnectorRegistry
+    public let options: ServeOptions
+}
+
+/// Loads configuration, opens storage and the vault, loads signing keys, builds connectors.
+public enum BrokerBootstrap {
+    /// Loads and checks `console-config/` and builds every connector (what `config check` runs).
+    /// Every problem — file syntax, keys, references, connector options — is thrown together.
+    public static func loadConfig(directory: String, registry: ConnectorRegistry, issuer: String? = nil,
+                                  environment: [String: String] = ProcessInfo.processInfo.environment,
+                                  clock: any BrokerClock = SystemClock(),
+                                  logger: Logger = Logger(label: "idconnect")) throws -> (BrokerConfig, ClientDirectory) {
+        let loader = ConfigLoader(environment: environment, supportedStorageSchemes: supportedStorage)
+        let (config, initialProblems) = try loader.loadCollectingProblems(directory: directory)
+        var problems = initialProblems
+        let issuer = issuer ?? (try? BrokerSettings(options: ServeOptions(configDirectory: directory), config: config))?.issuer
+        var clientDirectory: ClientDirectory?
+        do {
+            clientDirectory = try buildDirectory(config: config, issuer: issuer ?? "http://127.0.0.1:8080",
+                                                 registry: registry, clock: clock, logger: logger)
+        } catch let connectorProblems as ConfigProblems {
+            problems += connectorProblems.problems
+        }
+        guard problems.isEmpty, let clientDirectory else {
+            throw ConfigProblems(problems.sorted { ($0.location.file, $0.location.line) < ($1.location.file, $1.location.line) })
+        }
+        return (config, clientDirectory)
+    }
+
+    /// Storage schemes this build opens.
+    public static let supportedStorage: Set<String> = ["sqlite"]
+
+    static func buildDirectory(config: BrokerConfig, issuer: String, registry: ConnectorRegistry,
+                               clock: any BrokerClock, logger: Logger) throws -> ClientDirectory {
+        try ClientDirectory.build(config: config, registry: registry) { service in
+            ConnectorContext(issuer: issuer, authServiceId: service.id, clock: clock,
+                             logger: logger.with("authService", service.id), blocking: BlockingPool())
+        }
+    }
+
+    public static func prepare(options: ServeOptions, registry: ConnectorRegistry,
+                               clock: any BrokerClock = SystemClock(),
+                               environment: [String: String] = ProcessInfo.processInfo.environment,
+                               logger: Logger) async throws -> PreparedBroker {
+        let (config, directory) = try loadConfig(directory: options.configDirectory, registry: registry,
+                                                 issuer: options.issuer, environment: environment, clock: clock, logger: logger)
+        let settings = try BrokerSettings(options: options, config: config)
+        let store = try await openStore(settings.storage)
+        let vault = try openVault(config: config, storage: settings.storage, logger: logger)
+        let keys = try await SigningKeyRing.load(
+            store: store, vault: vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
+            clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
+        let engine = BrokerEngine(issuer: settings.issuer, state: EngineState(config: config, directory: directory, keys: keys),
+                                  store: store, vault: vault, clock: clock, logger: logger)
+        return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options)
+    }
+
+    public static func openStore(_ location: StorageLocation) async throws -> any BrokerStore {
+        switch location {
+        case .sqlite(let path):
+            do {
+                return try SQLiteStore(path: path)
+            } catch {
+                throw BootstrapError("cannot open SQLite database at \(path): \(error)")
+            }
+        case .postgres:
+            throw BootstrapError("PostgreSQL storage is not available in this build")
+        }
+    }
+
+    /// The vault from `vault.keys`, or — for a single SQLite instance — a key file next to the
+    /// database, created on first start (mode 0600).
+    static func openVault(config: BrokerConfig, storage: StorageLocation, logger: Logger) throws -> Vault {
+        if let keys = config.vaultKeys, !keys.isEmpty {
+            return try Vault(keys: keys.map { try Vault.Key(id: $0.id, bytes: $0.secret) })
+        }
+        guard case .sqlite(let path) = storage else {
+            throw BootstrapError("vault.keys must be configured when storage is shared (PostgreSQL)")
+        }
+        let keyFile = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("vault.key")
+        if let data = FileManager.default.contents(atPath: keyFile.path),
+           let text = String(data: data, encoding: .utf8),
+           let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 {
+            return try Vault(keys: [Vault.Key(id: "local", bytes: Array(bytes))])
+        }
+        if FileManager.default.fileExists(atPath: keyFile.path) {
+            throw BootstrapError("\(keyFile.path) exists but does not hold a base64 32-byte key")
+        }
+        let material = Vault.generateKeyMaterial()
+        guard FileManager.default.createFile(atPath: keyFile.path, contents: Data((material + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw BootstrapError("cannot create vault key file \(keyFile.path)")
+        }
+        logger.warning("no vault.keys configured: created a local vault key file; configure vault.keys for production",
+                       metadata: ["file": "\(keyFile.path)"])
+        return try Vault(keys: [Vault.Key(id: "local", bytes: Array(Data(base64Encoded: material)!))])
+    }
+}
+
+extension Logger {
+    func with(_ key: String, _ value: String) -> Logger {
+        var copy = self
+        copy[metadataKey: key] = .string(value)
+        return copy
+    }
+}

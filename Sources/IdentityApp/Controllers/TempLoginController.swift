@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import IdentityStore
+import OAuthEngine
+
+/// The temp login URI `/oauth/authenticate/{id}`: the login form posts here, and so do
+/// automated-grant clients and customers' own login pages (SPEC §3.1–3.2).
+struct TempLoginController {
+    let services: AppServices
+    let authorize: AuthorizeController
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.get("oauth/authenticate/:id") { request, context in try await show(request, context) }
+        group.post("oauth/authenticate/:id") { request, context in try await submit(request, context) }
+    }
+
+    /// Shows the login form again (after a failed attempt) for a browser-mode authorization.
+    func show(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        guard let pending = try await services.engine.pendingAuthorization(id: id), pending.mode == .browser,
+              let client = services.engine.client(for: pending) else {
+            return services.pages.errorPage(.invalidRequest("This sign-in page has expired. Start again from the app."))
+        }
+        let csrf = AuthorizeController.csrfToken(from: request)
+        var response = services.pages.loginPage(authorize.loginForm(
+            id: id, client: client, csrf: csrf, username: pending.loginHint, error: pending.lastError))
+        authorize.setCSRFCookie(csrf, on: &response)
+        return response
+    }
+
+    func submit(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        let parameters: OAuthParameters
+        do {
+            parameters = try await RequestParameters.body(request, context: context)
+        } catch let error as OAuthError {
+            return failure(.cannotRedirect(error), fromBrowser: wantsHTML(request))
+        }
+        let formToken = parameters["csrf_token"]
+        let fromBrowser = formToken != nil || wantsHTML(request)
+        if let formToken, request.cookies[AuthorizeController.csrfCookie]?.value != formToken {
+            return failure(.cannotRedirect(.invalidRequest("The sign-in form is no longer valid. Reload the page and try again.")),
+                           fromBrowser: true)
+        }
+        do {
+            switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken) {
+            case .redirect(let location):
+                return Responses.redirect(location)
+            case .retry(let pendingId, _):
+                return Responses.redirect(RedirectURL.build(authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
+            }
+        } catch {
+            return failure(error, fromBrowser: fromBrowser)
+        }
+    }
+
+    private func failure(_ failure: AuthorizationFailure, fromBrowser: Bool) -> Response {
+        switch failure {
+        case .cannotRedirect(let error):
+            return fromBrowser ? services.pages.errorPage(error) : Responses.error(error)
+        case .redirect(let error, let target):
+            return Responses.redirect(target.url(for: error))
+        }
+    }
+
+    private func wantsHTML(_ request: Request) -> Bool {
+        request.headers[.accept]?.contains("text/html") ?? false
+    }
+}

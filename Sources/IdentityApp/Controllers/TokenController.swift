@@ -1,0 +1,15 @@
+import Hummingbird
+import OAuthEngine
+
+/// `POST /oauth/token` (SPEC §3.3).
+struct TokenController {
+    let services: AppServices
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.post("oauth/token") { request, context in
+            let parameters = try await RequestParameters.body(request, context: context)
+            let basic = try RequestParameters.basic(request)
+            return Responses.json(try await services.engine.token(parameters, basic: basic))
+        }
+    }
+}

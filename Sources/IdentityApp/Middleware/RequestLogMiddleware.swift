@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import Logging
+
+/// One structured log line per request: request id, method, path (never the query, which can
+/// carry codes and tokens), status and duration. The id is also returned as `X-Request-Id`.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let requestId = context.id
+        let start = ContinuousClock.now
+        var response = try await next(request, context)
+        response.headers[.requestId] = requestId
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        context.logger.info("request", metadata: [
+            "method": .string(request.method.rawValue),
+            "path": .string(Self.loggablePath(request.uri.path)),
+            "status": .stringConvertible(response.status.code),
+            "ms": .string(String(format: "%.2f", milliseconds)),
+            "client": .string(context.remoteAddress ?? "-"),
+        ])
+        return response
+    }
+
+    /// Paths with secrets in them (temp login ids, registration ids) are logged with the secret cut.
+    static func loggablePath(_ path: String) -> String {
+        for marker in ["/oauth/authenticate/", "/oauth/register/"] {
+            if let range = path.range(of: marker) { return String(path[..<range.upperBound]) + "…" }
+        }
+        return String(path.prefix(200))
+    }
+}

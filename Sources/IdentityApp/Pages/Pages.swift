@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import Mustache
+
+/// Renders the hosted pages. All values are HTML-escaped by Mustache.
+struct Pages: Sendable {
+    private let login: MustacheTemplate
+    private let error: MustacheTemplate
+
+    init() {
+        // The templates are fixed strings checked by the tests; failing here is a programming error.
+        login = try! MustacheTemplate(string: PageTemplates.login)
+        error = try! MustacheTemplate(string: PageTemplates.error)
+    }
+
+    struct LoginForm {
+        var heading: String
+        var action: String
+        var csrfToken: String
+        var username: String?
+        var error: String?
+        var stylesheet: URL?
+    }
+
+    func loginPage(_ form: LoginForm) -> Response {
+        let values: [String: Any] = [
+            "title": form.heading, "heading": form.heading, "action": form.action, "csrfToken": form.csrfToken,
+            "username": form.username ?? "", "error": form.error ?? false,
+            "stylesheet": form.stylesheet?.absoluteString ?? false,
+        ]
+        let origin = form.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
+        return Responses.html(login.render(values), styleSources: origin)
+    }
+
+    func errorPage(_ oauthError: OAuthError) -> Response {
+        let values: [String: Any] = [
+            "title": "Sign-in problem", "heading": "Sign-in problem",
+            "message": oauthError.errorDescription, "code": oauthError.code.rawValue,
+        ]
+        let status = oauthError.status >= 500 ? oauthError.status : 400
+        return Responses.html(error.render(values), status: .init(code: status))
+    }
+
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme, let host = url.host else { return nil }
+        return url.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+    }
+}

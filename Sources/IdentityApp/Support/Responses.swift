@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import NIOCore
+import OAuthEngine
+
+/// Response builders shared by the controllers.
+enum Responses {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, noStore: Bool = true) -> Response {
+        let data = (try? JSONEncoder.sortedCompact.encode(value)) ?? Data("{}".utf8)
+        return json(data: data, status: status, noStore: noStore)
+    }
+
+    static func json(data: Data, status: HTTPResponse.Status = .ok, noStore: Bool = true) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if noStore {
+            headers[.cacheControl] = "no-store"
+            headers[.pragma] = "no-cache"
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// RFC 6749 §5.2 error JSON, with `WWW-Authenticate` where RFC 6749/6750 want it.
+    static func error(_ error: OAuthError) -> Response {
+        var body: [String: String] = ["error": error.code.rawValue]
+        if !error.errorDescription.isEmpty { body["error_description"] = error.errorDescription }
+        var response = json(body, status: .init(code: error.status))
+        if error.code == .invalidClient && error.status == 401 {
+            response.headers[.wwwAuthenticate] = #"Basic realm="idconnect""#
+        } else if error.code == .invalidToken {
+            response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token""#
+        }
+        return response
+    }
+
+    static func redirect(_ location: String, status: HTTPResponse.Status = .found) -> Response {
+        Response(status: status, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok, styleSources: [String] = []) -> Response {
+        let styles = (["'self'", "'unsafe-inline'"] + styleSources).joined(separator: " ")
+        let headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-store",
+            .contentSecurityPolicy: "default-src 'none'; style-src \(styles); img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+            .frameOptions: "DENY",
+            .referrerPolicy: "no-referrer",
+            .contentTypeOptions: "nosniff",
+        ]
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import IdentityCore
+
+/// Turns the merged configuration tree into ``BrokerConfig``, reporting every problem.
+struct BrokerConfigReader {
+    let problems: ProblemSink
+    let directory: URL
+
+    private static let identifierCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_-"))
+
+    func read(_ root: ConfigNode) -> BrokerConfig {
+        let top = ConfigReader(root, problems: problems)
+        var config = BrokerConfig(directory: directory)
+        config.server = top.section("server") { reader in
+            ServerSettings(issuer: reader.url("issuer")?.absoluteString.trimmingTrailingSlash,
+                           host: reader.string("host"),
+                           port: reader.positiveInt("port"))
+        } ?? ServerSettings()
+        if let port = config.server.port, port > 65535 { top.problem("server", "port must be at most 65535") }
+        config.storage = top.string("storage")
+        if let storage = config.storage, storage.isEmpty { top.problem("storage", "must not be empty") }
+        config.vaultKeys = top.section("vault") { reader in
+            reader.list("keys", required: true) { key in readVaultKey(key) } ?? []
+        }
+        config.signingAlgorithm = top.section("signing") { reader -> SigningAlgorithm in
+            guard let text = reader.string("algorithm") else { return .rs256 }
+            guard let algorithm = SigningAlgorithm(rawValue: text.uppercased()) else {
+                reader.problem("algorithm", "must be RS256 or ES256")
+                return .rs256
+            }
+            return algorithm
+        } ?? .rs256
+        config.organizations = top.list("organizations") { reader in
+            guard let id = identifier(reader, "id") else { return nil }
+            let services = reader.list("authServices") { readAuthService($0) } ?? []
+            return Organization(id: id, authServices: services, location: reader.node.location, keyPath: reader.node.keyPath)
+        } ?? []
+        config.environments = top.list("environments") { readEnvironment($0) } ?? []
+        top.finish()
+        return config
+    }
+
+    private func identifier(_ reader: ConfigReader, _ key: String) -> String? {
+        guard let value = reader.string(key, required: true), !value.isEmpty else { return nil }
+        if value.unicodeScalars.contains(where: { !Self.identifierCharacters.contains($0) }) {
+            reader.problem(key, "may contain only letters, digits, '_' and '-'")
+        }
+        return value
+    }
+
+    private func readVaultKey(_ reader: ConfigReader) -> VaultKeySetting? {
+        guard let id = reader.string("id", required: true) else { return nil }
+        guard let secret = reader.string("secret", required: true) else { return nil }
+        guard let bytes = Data(base64Encoded: secret), bytes.count == 32 else {
+            reader.problem("secret", "must be 32 bytes, base64-encoded")
+            return nil
+        }
+        return VaultKeySetting(id: id, secret: Array(bytes))
+    }
+
+    private func readEnvironment(_ reader: ConfigReader) -> Environment? {
+        guard let appKey = identifier(reader, "appKey") else { return nil }
+        let validateAuth = reader.string("validateAuth").flatMap { text -> Environment.ValidateAuth? in
+            guard let value = Environment.ValidateAuth(rawValue: text) else {
+                reader.problem("validateAuth", "must be optional or required")
+                return nil
+            }
+            return value
+        } ?? .optional
+        let appSecret = reader.string("appSecret")
+        if let appSecret, appSecret.count < 8 { reader.problem("appSecret", "must be at least 8 characters") }
+        return Environment(
+            appKey: appKey,
+            appSecret: appSecret,
+            name: reader.string("name"),
+            organization: reader.string("organization"),
+            defaultAuthService: reader.string("defaultAuthService"),
+            authServices: reader.list("authServices") { readAuthService($0) } ?? [],
+            validateAuth: validateAuth,
+            registration: reader.section("registration") { readRegistration($0) },
+            dataLinks: reader.list("dataLinks") { readDataLink($0) } ?? [],
+            location: reader.node.location, keyPath: reader.node.keyPath)
+    }
+
+    private func readRegistration(_ reader: ConfigReader) -> RegistrationSettings {
+        let tokens = reader.strings("initialAccessTokens") ?? []
+        var statements: [String: String] = [:]
+        if let node = reader.raw("softwareStatements") {
+            let softwareReader = ConfigReader(node, problems: problems)
+            if case .map(let entries) = node.value {
+                for entry in entries {
+                    softwareReader.section(entry.key) { item in
+                        if let jwks = item.string("jwks", required: true) { statements[entry.key] = jwks }
+                    }
+                }
+            }
+            softwareReader.finish()
+        }
+        return RegistrationSettings(initialAccessTokens: tokens, softwareStatements: statements)
+    }
+
+    private func readDataLink(_ reader: ConfigReader) -> DataLink? {
+        guard let name = identifier(reader, "name"), let url = reader.url("url", required: true) else { return nil }
+        return DataLink(name: name, url: url, authKey: reader.string("authKey"),
+                        authServices: reader.strings("authServices"),
+                        timeoutSeconds: reader.positiveInt("timeout") ?? 30)
+    }
+
+    func readAuthService(_ reader: ConfigReader) -> AuthService? {
+        let id = reader.string("id", required: true)
+        if let id, id.isEmpty || id.contains(where: { $0.isWhitespace || $0 == "/" }) {
+            reader.problem("id", "must be non-empty and contain no spaces or '/'")
+        }
+        // Kinvey fields that mean nothing here: accepted so exported definitions load unchanged.
+        reader.ignore("identityStoreId", "access", "description", "uniqueUserContextField")
+        let redirectURIs = reader.strings("redirectUri", required: true) ?? []
+        if reader.has("redirectUri") && redirectURIs.isEmpty { reader.problem("redirectUri", "must not be empty") }
+        for uri in redirectURIs where !Self.isValidRedirectURI(uri) {
+            reader.problem("redirectUri", "'\(uri)' is not an absolute URI without a fragment")
+        }
+        let tokenFormat = reader.string("tokenFormat").flatMap { text -> AuthService.TokenFormat? in
+            guard let format = AuthService.TokenFormat(rawValue: text) else {
+                reader.problem("tokenFormat", "must be jwt or opaque")
+                return nil
+            }
+            return format
+        } ?? .jwt
+        let customizedLogin = reader.section("customizedLogin") { readCustomizedLogin($0) } ?? nil
+        let provider = reader.section("provider", required: true) { readProvider($0) } ?? nil
+        let name = reader.string("name")
+        let grantTtl = reader.positiveInt("grantTtl") ?? AuthService.defaultGrantTtl
+        let tokenTtl = reader.positiveInt("tokenTtl") ?? AuthService.defaultTokenTtl
+        let refresh = reader.bool("refresh") ?? true
+        let refreshTtl = reader.positiveInt("refreshTtl") ?? AuthService.defaultRefreshTtl
+        guard let id, let provider else { return nil }
+        return AuthService(
+            id: id, name: name, redirectURIs: redirectURIs, grantTtl: grantTtl, tokenTtl: tokenTtl,
+            refresh: refresh, refreshTtl: refreshTtl, tokenFormat: tokenFormat,
+            customizedLogin: customizedLogin, provider: provider,
+            location: reader.node.location, keyPath: reader.node.keyPath)
+    }
+
+    private func readCustomizedLogin(_ reader: ConfigReader) -> AuthService.CustomizedLogin? {
+        let type = reader.string("type", required: true)
+        guard let url = reader.url("url", required: true) else { return nil }
+        switch type {
+        case "css": return .css(url)
+        case "page": return .page(url)
+        case nil: return nil
+        default:
+            reader.problem("type", "must be css or page")
+            return nil
+        }
+    }
+
+    private func readProvider(_ reader: ConfigReader) -> ProviderSettings? {
+        let type = reader.string("type", required: true)
+        if let type, !ConnectorRegistry.specifiedTypes.contains(type) {
+            reader.problem("type", "unknown provider type '\(type)' (known: \(ConnectorRegistry.specifiedTypes.sorted().joined(separator: ", ")))")
+        }
+        let settings = ProviderSettings(
+            type: type ?? "",
+            remoteService: reader.string("remoteService"),
+            authentication: reader.raw("authentication"),
+            options: reader.raw("options"),
+            allowedAttributes: reader.strings("allowedAttributes"),
+            datalinkHeaderMapping: reader.stringMap("datalinkHeaderMapping") ?? [:],
+            node: reader.node)
+        for (attribute, header) in settings.datalinkHeaderMapping where !Self.isHeaderName(header) {
+            reader.problem("datalinkHeaderMapping", "'\(header)' (for \(attribute)) is not a valid HTTP header name")
+        }
+        return type == nil ? nil : settings
+    }
+
+    /// RFC 6749 §3.1.2: absolute URI, no fragment.
+    static func isValidRedirectURI(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty,
+              components.fragment == nil else { return false }
+        let lower = scheme.lowercased()
+        if lower == "http" || lower == "https" { return !(components.host ?? "").isEmpty }
+        return lower != "javascript" && lower != "data" && text.count > scheme.count + 1
+    }
+
+    static func isHeaderName(_ text: String) -> Bool {
+        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
+        return !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && token.contains($0) }
+    }
+}
+
+extension String {
+    var trimmingTrailingSlash: String {
+        var text = self
+        while text.hasSuffix("/") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,100 @@
+import IdentityCore
+
+/// Checks that need the whole configuration: unique ids, references that must resolve,
+/// storage URLs this build understands (SPEC §2).
+struct ConfigValidator {
+    let problems: ProblemSink
+
+    func validate(_ config: BrokerConfig, root: ConfigNode, supportedStorageSchemes: Set<String>) {
+        checkStorage(config, root: root, supportedStorageSchemes: supportedStorageSchemes)
+        checkVault(config, root: root)
+        let organizations = checkOrganizations(config)
+        checkEnvironments(config, organizations: organizations)
+    }
+
+    private func at(_ node: ConfigNode?, fallback: ConfigNode, _ reason: String) {
+        problems.add(node ?? fallback, reason)
+    }
+
+    private func checkStorage(_ config: BrokerConfig, root: ConfigNode, supportedStorageSchemes: Set<String>) {
+        guard let storage = config.storage, !storage.isEmpty else { return }
+        let scheme = storage.split(separator: ":", maxSplits: 1).first.map(String.init)?.lowercased() ?? ""
+        if !["sqlite", "postgres", "postgresql"].contains(scheme) {
+            at(root["storage"], fallback: root, "must be sqlite:PATH or postgres://user:pass@host:port/db")
+        } else if !supportedStorageSchemes.contains(scheme) {
+            at(root["storage"], fallback: root, "storage '\(scheme)' is not available in this build")
+        }
+    }
+
+    private func checkVault(_ config: BrokerConfig, root: ConfigNode) {
+        guard let keys = config.vaultKeys else { return }
+        if keys.isEmpty, let node = root["vault"] { problems.add(node, "vault.keys must list at least one key") }
+        var seen: Set<String> = []
+        for key in keys where !seen.insert(key.id).inserted {
+            at(root["vault"], fallback: root, "duplicate vault key id '\(key.id)'")
+        }
+    }
+
+    private func checkAuthServices(_ services: [AuthService], scope: String) {
+        var seen: [String: AuthService] = [:]
+        for service in services {
+            if let first = seen[service.id] {
+                problems.add(ConfigProblem(location: service.location, keyPath: "\(service.keyPath).id",
+                                           reason: "duplicate auth service id '\(service.id)' in \(scope) (first at \(first.location))"))
+            } else {
+                seen[service.id] = service
+            }
+        }
+    }
+
+    private func checkOrganizations(_ config: BrokerConfig) -> [String: Organization] {
+        var byId: [String: Organization] = [:]
+        for organization in config.organizations {
+            if byId[organization.id] != nil {
+                problems.add(ConfigProblem(location: organization.location, keyPath: "\(organization.keyPath).id",
+                                           reason: "duplicate organization id '\(organization.id)'"))
+            }
+            byId[organization.id] = organization
+            checkAuthServices(organization.authServices, scope: "organization \(organization.id)")
+        }
+        return byId
+    }
+
+    private func checkEnvironments(_ config: BrokerConfig, organizations: [String: Organization]) {
+        var appKeys: Set<String> = []
+        for environment in config.environments {
+            let path = environment.keyPath
+            let location = environment.location
+            func report(_ key: String, _ reason: String) {
+                problems.add(ConfigProblem(location: location, keyPath: "\(path).\(key)", reason: reason))
+            }
+            if !appKeys.insert(environment.appKey).inserted {
+                report("appKey", "duplicate appKey '\(environment.appKey)'")
+            }
+            checkAuthServices(environment.authServices, scope: "environment \(environment.appKey)")
+            var organizationServices: [AuthService] = []
+            if let organizationId = environment.organization {
+                if let organization = organizations[organizationId] {
+                    organizationServices = organization.authServices
+                } else {
+                    report("organization", "organization '\(organizationId)' is not defined")
+                }
+            }
+            let visible = Set(environment.authServices.map(\.id)).union(organizationServices.map(\.id))
+            if let defaultId = environment.defaultAuthService, !visible.contains(defaultId) {
+                report("defaultAuthService", "'\(defaultId)' is not an auth service of this environment or its organization")
+            }
+            if visible.isEmpty { report("authServices", "the environment has no auth service") }
+            var linkNames: Set<String> = []
+            for link in environment.dataLinks {
+                if !linkNames.insert(link.name).inserted { report("dataLinks", "duplicate data link name '\(link.name)'") }
+                for service in link.authServices ?? [] where !visible.contains(service) {
+                    report("dataLinks", "data link '\(link.name)' names unknown auth service '\(service)'")
+                }
+            }
+            if let registration = environment.registration, registration.initialAccessTokens.isEmpty {
+                report("registration.initialAccessTokens", "must list at least one token")
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+
+/// A configured connection to one identity source. Concrete connectors adopt one or more
+/// capability protocols below; the engine asks for the capability it needs.
+public protocol Connector: Sendable {}
+
+/// Username and password, as typed on the login page or sent to the token endpoint.
+public struct PasswordCredentials: Sendable {
+    public var username: String
+    public var password: String
+    public var scopes: [String]
+
+    public init(username: String, password: String, scopes: [String] = []) {
+        self.username = username
+        self.password = password
+        self.scopes = scopes
+    }
+}
+
+/// Why an identity source refused a sign-in. `message` is shown to the person signing in
+/// and must not reveal whether the username exists.
+public struct LoginRejection: Sendable, Equatable {
+    public enum Reason: String, Sendable {
+        case invalidCredentials, accountDisabled, accountLocked, passwordExpired, mustChangePassword, other
+    }
+
+    public var reason: Reason
+    public var message: String
+
+    public init(_ reason: Reason, message: String? = nil) {
+        self.reason = reason
+        self.message = message ?? Self.defaultMessage(reason)
+    }
+
+    static func defaultMessage(_ reason: Reason) -> String {
+        switch reason {
+        case .invalidCredentials: "The username or password is incorrect."
+        case .accountDisabled: "This account is disabled. Contact your administrator."
+        case .accountLocked: "This account is locked. Try again later or contact your administrator."
+        case .passwordExpired: "The password has expired. Change it, then sign in again."
+        case .mustChangePassword: "The password must be changed before signing in."
+        case .other: "Sign-in was refused."
+        }
+    }
+}
+
+/// The expected outcomes of a password sign-in. Outages are thrown as ``ConnectorFailure``.
+public enum PasswordLoginResult: Sendable {
+    case authenticated(ConnectorIdentity)
+    case rejected(LoginRejection)
+}
+
+/// A connector that checks a username and password itself (static, custom, ldap, AD, oauth2 ROPC, saml-wrap).
+public protocol PasswordConnector: Connector {
+    func login(_ credentials: PasswordCredentials) async throws -> PasswordLoginResult
+}
+
+/// The outcome of refreshing an upstream token (SPEC §4).
+public enum RefreshOutcome: Sendable {
+    /// New upstream token; `attributes` replaces the stored ones when present.
+    case refreshed(UpstreamToken, attributes: [String: JSONValue]?)
+    /// The source refused for good (revoked grant, account disabled): the session ends.
+    case ended(reason: String)
+}
+
+/// A connector that can renew the upstream token or re-check the account when its TTL runs out.
+/// A transient problem is thrown as ``ConnectorFailure`` with kind `.unavailable`.
+public protocol RefreshingConnector: Connector {
+    func refresh(userId: String, upstream: UpstreamToken) async throws -> RefreshOutcome
+}
+
+/// The identity source failed in a way that is not the user's fault.
+public struct ConnectorFailure: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        /// Down, timing out, refusing connections → `temporarily_unavailable` (503).
+        case unavailable
+        /// Answered, but nonsense → `server_error` (502).
+        case invalidResponse
+    }
+
+    public var kind: Kind
+    /// Safe to show to the client.
+    public var message: String
+    /// For logs only.
+    public var debug: String?
+
+    public init(_ kind: Kind, _ message: String, debug: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.debug = debug
+    }
+
+    public var description: String { "\(kind): \(message)" + (debug.map { " (\($0))" } ?? "") }
+
+    /// The OAuth error the front door answers with.
+    public var oauthError: OAuthError {
+        switch kind {
+        case .unavailable: .unavailable(message, debug: debug)
+        case .invalidResponse: .upstreamNonsense(message, debug: debug)
+        }
+    }
+}

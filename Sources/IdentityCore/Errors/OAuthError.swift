@@ -1,0 +1,72 @@
+/// An error the front door reports to a client as RFC 6749 JSON
+/// (`{"error": ..., "error_description": ...}`).
+///
+/// `description` is public and reaches the client; `debug` is for logs only and
+/// must never contain a secret or a token.
+public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The RFC 6749 `error` value. SPEC §3 fixes the allowed set.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let invalidRequest = Code(rawValue: "invalid_request")
+        public static let invalidClient = Code(rawValue: "invalid_client")
+        public static let invalidGrant = Code(rawValue: "invalid_grant")
+        public static let unauthorizedClient = Code(rawValue: "unauthorized_client")
+        public static let unsupportedGrantType = Code(rawValue: "unsupported_grant_type")
+        public static let invalidScope = Code(rawValue: "invalid_scope")
+        public static let invalidToken = Code(rawValue: "invalid_token")
+        public static let accessDenied = Code(rawValue: "access_denied")
+        public static let serverError = Code(rawValue: "server_error")
+        public static let temporarilyUnavailable = Code(rawValue: "temporarily_unavailable")
+        public static let loginRequired = Code(rawValue: "login_required")
+        public static let invalidRedirectURI = Code(rawValue: "invalid_redirect_uri")
+        public static let invalidClientMetadata = Code(rawValue: "invalid_client_metadata")
+        public static let invalidSoftwareStatement = Code(rawValue: "invalid_software_statement")
+        public static let unapprovedSoftwareStatement = Code(rawValue: "unapproved_software_statement")
+    }
+
+    public var code: Code
+    /// Human-readable text for the client (`error_description`).
+    public var errorDescription: String
+    /// HTTP status the error is answered with.
+    public var status: Int
+    /// Private detail for logs; never sent to the client.
+    public var debug: String?
+
+    public init(_ code: Code, _ description: String, status: Int? = nil, debug: String? = nil) {
+        self.code = code
+        self.errorDescription = description
+        self.status = status ?? Self.defaultStatus(for: code)
+        self.debug = debug
+    }
+
+    public var description: String { "\(code.rawValue): \(errorDescription)" }
+
+    static func defaultStatus(for code: Code) -> Int {
+        switch code {
+        case .invalidClient, .invalidToken: 401
+        case .serverError: 500
+        case .temporarilyUnavailable: 503
+        default: 400
+        }
+    }
+
+    public static func invalidRequest(_ d: String, debug: String? = nil) -> OAuthError { .init(.invalidRequest, d, debug: debug) }
+    public static func invalidClient(_ d: String, debug: String? = nil) -> OAuthError { .init(.invalidClient, d, debug: debug) }
+    public static func invalidGrant(_ d: String, debug: String? = nil) -> OAuthError { .init(.invalidGrant, d, debug: debug) }
+    public static func invalidToken(_ d: String, debug: String? = nil) -> OAuthError { .init(.invalidToken, d, debug: debug) }
+    public static func accessDenied(_ d: String, debug: String? = nil) -> OAuthError { .init(.accessDenied, d, debug: debug) }
+    public static func unauthorizedClient(_ d: String) -> OAuthError { .init(.unauthorizedClient, d) }
+    public static func unsupportedGrantType(_ d: String) -> OAuthError { .init(.unsupportedGrantType, d) }
+    public static func invalidScope(_ d: String) -> OAuthError { .init(.invalidScope, d) }
+    /// The identity source answered nonsense (502), SPEC §3.
+    public static func upstreamNonsense(_ d: String, debug: String? = nil) -> OAuthError { .init(.serverError, d, status: 502, debug: debug) }
+    /// The identity source is down or timed out (503), SPEC §3.
+    public static func unavailable(_ d: String, debug: String? = nil) -> OAuthError { .init(.temporarilyUnavailable, d, debug: debug) }
+    /// A fault of the broker itself (500). Used only for genuinely unexpected failures.
+    public static func internalFailure(_ debug: String) -> OAuthError {
+        .init(.serverError, "The server could not complete the request.", status: 500, debug: debug)
+    }
+}

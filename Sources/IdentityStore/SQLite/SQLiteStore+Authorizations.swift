@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore: PendingAuthorizationStore {
+    public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
+        let data = try encode(pending)
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)",
+                           arguments: [idHash, data, pending.expiresAt.sql])
+        }
+    }
+
+    public func pending(idHash: String) async throws -> PendingAuthorization? {
+        let data = try await pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?", arguments: [idHash])
+        }
+        return try data.map { try decode(PendingAuthorization.self, $0) }
+    }
+
+    public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
+        let data = try encode(pending)
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?",
+                           arguments: [data, pending.expiresAt.sql, idHash])
+        }
+    }
+
+    public func consumePending(idHash: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM pending_authorizations WHERE id_hash = ?", arguments: [idHash])
+            return db.changesCount == 1
+        }
+    }
+}
+
+extension SQLiteStore: AuthorizationCodeStore {
+    public func insertCode(_ code: AuthorizationCode) async throws {
+        let data = try encode(code)
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (?, ?, ?)",
+                           arguments: [code.hash, data, code.expiresAt.sql])
+        }
+    }
+
+    public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {
+        let row = try await pool.write { db -> (Data, Bool, String?)? in
+            try db.execute(sql: """
+                UPDATE authorization_codes SET used_at = ?, family_id = ? WHERE code_hash = ? AND used_at IS NULL
+                """, arguments: [date.sql, familyId, hash])
+            let first = db.changesCount == 1
+            guard let row = try Row.fetchOne(db, sql: "SELECT data, family_id FROM authorization_codes WHERE code_hash = ?",
+                                             arguments: [hash]) else { return nil }
+            return (row["data"], first, row["family_id"])
+        }
+        guard let (data, first, familyId) = row else { return .notFound }
+        let code = try decode(AuthorizationCode.self, data)
+        return first ? .redeemed(code) : .alreadyUsed(code, familyId: familyId)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import IdentityCore
+
+extension SQLiteStore: SessionStore {
+    public func insertSession(_ session: LoginSession) async throws {
+        let attributes = try encode(session.attributes)
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
+                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
+                                 attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
+                                 session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
+                                 session.revokedAt?.sql, session.version])
+        }
+    }
+
+    public func session(id: String) async throws -> LoginSession? {
+        let row = try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id])
+        }
+        guard let row else { return nil }
+        return LoginSession(
+            id: row["id"], subject: row["subject"], userId: row["user_id"], appKey: row["app_key"],
+            authServiceId: row["auth_service_id"],
+            attributes: try decode([String: JSONValue].self, row["attributes"]),
+            sealedUpstream: row["upstream"], upstreamExpiresAt: Date(sql: row["upstream_expires_at"]),
+            authTime: Date(timeIntervalSince1970: row["auth_time"]),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            expiresAt: Date(timeIntervalSince1970: row["expires_at"]),
+            revokedAt: Date(sql: row["revoked_at"]), version: row["version"])
+    }
+
+    public func revokeSession(id: String, at date: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [date.sql, id])
+            try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
+                           arguments: [date.sql, id])
+        }
+    }
+
+    public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
+                               attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
+        let encodedAttributes = try attributes.map { try encode($0) }
+        return try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE sessions SET upstream = ?, upstream_expires_at = ?, attributes = COALESCE(?, attributes),
+                    version = version + 1
+                WHERE id = ? AND version = ? AND revoked_at IS NULL
+                """, arguments: [sealedUpstream, upstreamExpiresAt?.sql, encodedAttributes, sessionId, expectedVersion])
+            return db.changesCount == 1
+        }
+    }
+}
+
+extension SQLiteStore: TokenFamilyStore {
+    public func insertFamily(_ family: TokenFamily) async throws {
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
+                                 family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
+                                 family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
+                                 family.graceResponse])
+            if let expiry = family.refreshExpiresAt {
+                try db.execute(sql: "UPDATE sessions SET expires_at = MAX(expires_at, ?) WHERE id = ?",
+                               arguments: [expiry.sql, family.sessionId])
+            }
+        }
+    }
+
+    public func family(id: String) async throws -> TokenFamily? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE id = ?", arguments: [id]).map(Self.family(from:))
+        }
+    }
+
+    public func family(refreshHash: String) async throws -> TokenFamily? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM token_families WHERE refresh_hash = ?
+                UNION ALL SELECT * FROM token_families WHERE previous_refresh_hash = ? LIMIT 1
+                """, arguments: [refreshHash, refreshHash]).map(Self.family(from:))
+        }
+    }
+
+    public func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
+                              graceResponse: Data?, at date: Date) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE token_families SET refresh_hash = ?, refresh_expires_at = ?, previous_refresh_hash = ?,
+                    rotated_at = ?, grace_response = ?
+                WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL
+                """, arguments: [newHash, expiresAt.sql, oldHash, date.sql, graceResponse, familyId, oldHash])
+            guard db.changesCount == 1 else { return false }
+            try db.execute(sql: """
+                UPDATE sessions SET expires_at = MAX(expires_at, ?)
+                WHERE id = (SELECT session_id FROM token_families WHERE id = ?)
+                """, arguments: [expiresAt.sql, familyId])
+            return true
+        }
+    }
+
+    public func revokeFamily(id: String, at date: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [date.sql, id])
+        }
+    }
+
+    static func family(from row: Row) -> TokenFamily {
+        TokenFamily(
+            id: row["id"], sessionId: row["session_id"], clientId: row["client_id"], scope: row["scope"],
+            nonce: row["nonce"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            revokedAt: Date(sql: row["revoked_at"]), refreshHash: row["refresh_hash"],
+            refreshExpiresAt: Date(sql: row["refresh_expires_at"]), previousRefreshHash: row["previous_refresh_hash"],
+            rotatedAt: Date(sql: row["rotated_at"]), graceResponse: row["grace_response"])
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import IdentityCore
+
+/// The default backend: one SQLite file in WAL mode, migrated on open (SPEC §7).
+///
+/// GRDB runs every statement on its own dispatch queues; `async` access suspends the caller
+/// instead of blocking a cooperative or event-loop thread.
+public final class SQLiteStore: Sendable {
+    let pool: DatabasePool
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+
+    /// Opens (creating directories and the file as needed) and migrates the database at `path`.
+    public init(path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.maximumReaderCount = 8
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        pool = try DatabasePool(path: url.path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE pending_authorizations (
+                    id_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX pending_authorizations_expiry ON pending_authorizations(expires_at);
+                CREATE TABLE authorization_codes (
+                    code_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL,
+                    used_at REAL, family_id TEXT);
+                CREATE INDEX authorization_codes_expiry ON authorization_codes(expires_at);
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, user_id TEXT NOT NULL,
+                    app_key TEXT NOT NULL, auth_service_id TEXT NOT NULL, attributes BLOB NOT NULL,
+                    upstream BLOB, upstream_expires_at REAL, auth_time REAL NOT NULL, created_at REAL NOT NULL,
+                    expires_at REAL NOT NULL, revoked_at REAL, version INTEGER NOT NULL DEFAULT 0);
+                CREATE INDEX sessions_expiry ON sessions(expires_at);
+                CREATE TABLE token_families (
+                    id TEXT PRIMARY KEY NOT NULL, session_id TEXT NOT NULL, client_id TEXT NOT NULL,
+                    scope TEXT NOT NULL, nonce TEXT, created_at REAL NOT NULL, revoked_at REAL,
+                    refresh_hash TEXT UNIQUE, refresh_expires_at REAL, previous_refresh_hash TEXT,
+                    rotated_at REAL, grace_response BLOB);
+                CREATE INDEX token_families_session ON token_families(session_id);
+                CREATE INDEX token_families_previous ON token_families(previous_refresh_hash);
+                CREATE TABLE opaque_access_tokens (
+                    token_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX opaque_access_tokens_expiry ON opaque_access_tokens(expires_at);
+                CREATE TABLE revoked_access_tokens (jti TEXT PRIMARY KEY NOT NULL, expires_at REAL NOT NULL);
+                CREATE TABLE signing_keys (
+                    kid TEXT PRIMARY KEY NOT NULL, algorithm TEXT NOT NULL, private_key BLOB NOT NULL,
+                    created_at REAL NOT NULL, retired_at REAL, remove_after REAL);
+                """)
+        }
+        return migrator
+    }
+
+    func encode<T: Encodable>(_ value: T) throws -> Data { try encoder.encode(value) }
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T { try decoder.decode(type, from: data) }
+}
+
+extension SQLiteStore: MaintenanceStore {
+    public func ping() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    public func purgeExpired(before date: Date) async throws -> Int {
+        let now = date.timeIntervalSince1970
+        // Codes are kept a day past expiry so a late replay still revokes what the code issued.
+        return try await pool.write { db in
+            var removed = 0
+            try db.execute(sql: "DELETE FROM pending_authorizations WHERE expires_at < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at < ?", arguments: [now - 86_400])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM opaque_access_tokens WHERE expires_at < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM revoked_access_tokens WHERE expires_at < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: """
+                DELETE FROM token_families WHERE session_id IN (SELECT id FROM sessions WHERE expires_at < ?)
+                """, arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM sessions WHERE expires_at < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM signing_keys WHERE remove_after IS NOT NULL AND remove_after < ?", arguments: [now])
+            removed += db.changesCount
+            return removed
+        }
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+}
+
+extension Date {
+    var sql: Double { timeIntervalSince1970 }
+    init?(sql value: Double?) {
+        guard let value else { return nil }
+        self.init(timeIntervalSince1970: value)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import IdentityCore
+
+/// Authorizations between `/oauth/auth` and the sign-in.
+public protocol PendingAuthorizationStore: Sendable {
+    func insertPending(_ pending: PendingAuthorization, idHash: String) async throws
+    func pending(idHash: String) async throws -> PendingAuthorization?
+    func updatePending(_ pending: PendingAuthorization, idHash: String) async throws
+    /// Removes it; returns false when it was already gone (so exactly one caller finishes it).
+    func consumePending(idHash: String) async throws -> Bool
+}
+
+/// Authorization codes: single use, atomically.
+public protocol AuthorizationCodeStore: Sendable {
+    func insertCode(_ code: AuthorizationCode) async throws
+    /// Marks the code used and records `familyId` as the family its tokens will belong to, in one
+    /// step; exactly one concurrent caller sees `.redeemed`, the others get that family id back.
+    func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption
+}
+
+/// Sign-in sessions and their sealed upstream tokens.
+public protocol SessionStore: Sendable {
+    func insertSession(_ session: LoginSession) async throws
+    func session(id: String) async throws -> LoginSession?
+    /// Ends the session and every family in it.
+    func revokeSession(id: String, at date: Date) async throws
+    /// Replaces the upstream token if `expectedVersion` still matches; returns whether it did.
+    func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
+                        attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool
+}
+
+/// Token families and refresh-token rotation.
+public protocol TokenFamilyStore: Sendable {
+    func insertFamily(_ family: TokenFamily) async throws
+    func family(id: String) async throws -> TokenFamily?
+    /// The family whose current or previous refresh token has this hash.
+    func family(refreshHash: String) async throws -> TokenFamily?
+    /// Compare-and-swap rotation: succeeds only if `oldHash` is still current.
+    func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
+                       graceResponse: Data?, at date: Date) async throws -> Bool
+    func revokeFamily(id: String, at date: Date) async throws
+}
+
+/// Opaque access tokens and single access-token revocations.
+public protocol AccessTokenStore: Sendable {
+    func insertOpaqueToken(_ token: OpaqueAccessToken) async throws
+    func opaqueToken(hash: String) async throws -> OpaqueAccessToken?
+    func revokeAccessToken(jti: String, expiresAt: Date) async throws
+    func isAccessTokenRevoked(jti: String) async throws -> Bool
+}
+
+/// Token signing keys.
+public protocol SigningKeyStore: Sendable {
+    func signingKeys() async throws -> [StoredSigningKey]
+    func insertSigningKey(_ key: StoredSigningKey) async throws
+    func retireSigningKey(kid: String, at date: Date, removeAfter: Date) async throws
+}
+
+/// Health and housekeeping.
+public protocol MaintenanceStore: Sendable {
+    /// Cheap round trip to the database, for `/readyz`.
+    func ping() async throws
+    /// Deletes what expired before `date`; returns how many rows went.
+    func purgeExpired(before date: Date) async throws -> Int
+    func close() async throws
+}
+
+/// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
+public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
+    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & MaintenanceStore

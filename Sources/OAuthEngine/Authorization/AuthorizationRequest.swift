@@ -1,0 +1,102 @@
+import Foundation
+import IdentityCore
+
+/// A checked authorization request (`GET /oauth/auth`, `POST /oauth/auth`), SPEC §3.1–3.2.
+public struct AuthorizationRequest: Sendable {
+    public let client: ResolvedClient
+    public let redirectURI: String
+    public let scope: String
+    public let state: String?
+    public let nonce: String?
+    public let codeChallenge: String?
+    public let prompt: String?
+    public let loginHint: String?
+
+    /// Where errors go once the redirect URI is known to be registered.
+    public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state) }
+}
+
+/// The redirect URI and state an error is reported to (RFC 6749 §4.1.2.1).
+public struct ErrorRedirect: Sendable, Equatable {
+    public let redirectURI: String
+    public let state: String?
+
+    public init(redirectURI: String, state: String?) {
+        self.redirectURI = redirectURI
+        self.state = state
+    }
+
+    public func url(for error: OAuthError) -> String {
+        RedirectURL.build(redirectURI, [("error", error.code.rawValue), ("error_description", error.errorDescription),
+                                        ("state", state)])
+    }
+}
+
+/// Why an authorization step failed, and whether the client's redirect URI may hear about it.
+public enum AuthorizationFailure: Error, Sendable {
+    /// The client or redirect URI cannot be trusted: show an error, never redirect.
+    case cannotRedirect(OAuthError)
+    /// Report to the registered redirect URI.
+    case redirect(OAuthError, ErrorRedirect)
+
+    public var error: OAuthError {
+        switch self {
+        case .cannotRedirect(let error), .redirect(let error, _): error
+        }
+    }
+}
+
+extension AuthorizationRequest {
+    static let promptValues: Set<String> = ["none", "login", "consent", "select_account"]
+
+    /// Checks the parameters in the order RFC 6749 §4.1.2.1 requires: client and redirect URI
+    /// first (errors shown, never redirected), the rest reported to the redirect URI.
+    public static func parse(_ parameters: OAuthParameters, authenticator: ClientAuthenticator) throws(AuthorizationFailure) -> AuthorizationRequest {
+        guard let clientId = parameters["client_id"] else {
+            throw .cannotRedirect(.invalidRequest("The parameter 'client_id' is required."))
+        }
+        let client: ResolvedClient
+        do { client = try authenticator.resolve(clientId) } catch {
+            throw .cannotRedirect(OAuthError(.invalidClient, "Unknown client.", status: 400))
+        }
+        guard let redirectURI = parameters["redirect_uri"] else {
+            throw .cannotRedirect(.invalidRequest("The parameter 'redirect_uri' is required."))
+        }
+        guard client.service.redirectURIs.contains(redirectURI) else {
+            throw .cannotRedirect(.invalidRequest("The redirect_uri is not registered for this client."))
+        }
+        let target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"])
+        guard let responseType = parameters["response_type"] else {
+            throw .redirect(.invalidRequest("The parameter 'response_type' is required."), target)
+        }
+        guard responseType == "code" else {
+            throw .redirect(.invalidRequest("Only response_type=code is supported."), target)
+        }
+        let challenge = parameters["code_challenge"]
+        if let method = parameters["code_challenge_method"] {
+            guard method == "S256" else {
+                throw .redirect(.invalidRequest("code_challenge_method must be S256; plain is refused."), target)
+            }
+            guard challenge != nil else { throw .redirect(.invalidRequest("code_challenge is missing."), target) }
+        }
+        if let challenge {
+            guard parameters["code_challenge_method"] == "S256" else {
+                throw .redirect(.invalidRequest("code_challenge_method=S256 is required with a code_challenge; plain is refused."), target)
+            }
+            guard PKCE.isWellFormed(challenge) else {
+                throw .redirect(.invalidRequest("code_challenge must be 43-128 characters of [A-Za-z0-9-._~]."), target)
+            }
+        }
+        let prompt = parameters["prompt"]
+        if let prompt {
+            let values = Set(prompt.split(separator: " ").map(String.init))
+            guard values.isSubset(of: promptValues), !(values.contains("none") && values.count > 1) else {
+                throw .redirect(.invalidRequest("Unsupported prompt value."), target)
+            }
+        }
+        return AuthorizationRequest(
+            client: client, redirectURI: redirectURI, scope: Scopes.grant(parameters["scope"]),
+            state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
+            prompt: prompt, loginHint: parameters["login_hint"])
+    }
+}

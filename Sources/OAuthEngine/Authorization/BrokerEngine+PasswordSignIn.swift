@@ -1,0 +1,106 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+
+/// What the login page or temp login URI answers after a password attempt.
+public enum PasswordSignInOutcome: Sendable {
+    /// Signed in (or definitively failed in API mode): send the browser here.
+    case redirect(String)
+    /// Show the login form again with this message (hosted login page only).
+    case retry(pendingId: String, message: String)
+}
+
+extension BrokerEngine {
+    static let maxAttemptsPerPage = 10
+
+    /// Handles a POST to the temp login URI / login form (SPEC §3.1, §3.2).
+    ///
+    /// Browser mode checks the CSRF token and lets the person try again with a message in words;
+    /// API mode is single use and answers with a redirect carrying `error` on failure.
+    public func signInWithPassword(pendingId: String, parameters: OAuthParameters,
+                                   csrfToken: String?) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+        let pending: PendingAuthorization
+        do {
+            guard let found = try await pendingAuthorization(id: pendingId) else {
+                throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in link has expired or was already used. Start again from the app."))
+            }
+            pending = found
+        } catch let failure as AuthorizationFailure { throw failure } catch {
+            throw .cannotRedirect(.internalFailure("pending lookup: \(error)"))
+        }
+        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
+        if let clientId = parameters["client_id"], clientId != pending.clientId,
+           state.directory.resolve(clientId).map({ $0.appKey != pending.appKey || $0.service.id != pending.authServiceId }) ?? true {
+            throw .cannotRedirect(.invalidRequest("client_id does not match the authorization request."))
+        }
+        if let redirectURI = parameters["redirect_uri"], redirectURI != pending.redirectURI {
+            throw .cannotRedirect(.invalidRequest("redirect_uri does not match the authorization request."))
+        }
+        if pending.mode == .browser {
+            guard let csrfToken, let expected = pending.csrfHash, Secrets.constantTimeEquals(Secrets.hash(csrfToken), expected) else {
+                throw .cannotRedirect(.invalidRequest("The sign-in form is no longer valid. Reload the page and try again."))
+            }
+        } else if pending.mode == .upstream {
+            throw .cannotRedirect(.invalidRequest("This auth service does not sign in with a password."))
+        }
+        guard let client = client(for: pending) else {
+            throw .redirect(.unauthorizedClient("The client is no longer configured."), target)
+        }
+        guard let connector = client.authService.connector as? any PasswordConnector else {
+            throw .redirect(.unauthorizedClient("This auth service does not sign in with a password."), target)
+        }
+        guard let username = parameters["username"], let password = parameters["password"] else {
+            return try await refuse(pendingId, pending, target, .invalidRequest("Enter your username and password."))
+        }
+        let result: PasswordLoginResult
+        do {
+            result = try await connector.login(PasswordCredentials(username: username, password: password, scopes: pending.scope.split(separator: " ").map(String.init)))
+        } catch {
+            let oauthError = Self.connectorError(error)
+            logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])
+            return try await refuse(pendingId, pending, target, oauthError)
+        }
+        switch result {
+        case .rejected(let rejection):
+            return try await refuse(pendingId, pending, target, .accessDenied(rejection.message))
+        case .authenticated(let identity):
+            do {
+                return .redirect(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity))
+            } catch let failure as AuthorizationFailure {
+                throw failure
+            } catch {
+                throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
+            }
+        }
+    }
+
+    /// A failed attempt: the login page shows the message again; the API gets a redirect with `error`.
+    private func refuse(_ pendingId: String, _ pending: PendingAuthorization, _ target: ErrorRedirect,
+                        _ error: OAuthError) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+        let idHash = Secrets.hash(pendingId)
+        do {
+            if pending.mode == .browser && pending.failedAttempts + 1 < Self.maxAttemptsPerPage {
+                var updated = pending
+                updated.failedAttempts += 1
+                updated.lastError = error.errorDescription
+                try await store.updatePending(updated, idHash: idHash)
+                return .retry(pendingId: pendingId, message: error.errorDescription)
+            }
+            guard try await store.consumePending(idHash: idHash) else {
+                throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in link was already used."))
+            }
+        } catch let failure as AuthorizationFailure { throw failure } catch {
+            throw .cannotRedirect(.internalFailure("pending update: \(error)"))
+        }
+        return .redirect(target.url(for: error))
+    }
+
+    /// Maps whatever a connector threw to the error the client sees (SPEC §3).
+    public static func connectorError(_ error: any Error) -> OAuthError {
+        switch error {
+        case let failure as ConnectorFailure: failure.oauthError
+        case let oauth as OAuthError: oauth
+        default: .upstreamNonsense("The identity source failed.", debug: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import IdentityStore
+
+extension BrokerEngine {
+    /// A login page needs time for a person to type; a temp login URI lives exactly `grantTtl`.
+    static let browserPageLifetime = 600
+
+    /// Stores a pending authorization and returns its id (the secret part of the temp login URI).
+    /// - Parameter csrfToken: for `.browser`, the token the login form must echo (bound to a cookie).
+    public func beginAuthorization(_ request: AuthorizationRequest, mode: PendingAuthorization.Mode,
+                                   csrfToken: String? = nil, upstreamState: Data? = nil) async throws -> String {
+        let now = clock.now()
+        let grantTtl = request.client.service.grantTtl
+        let lifetime = mode == .api ? grantTtl : max(grantTtl, Self.browserPageLifetime)
+        let id = Secrets.randomToken()
+        let pending = PendingAuthorization(
+            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
+            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
+            codeChallenge: request.codeChallenge, mode: mode, csrfHash: csrfToken.map(Secrets.hash),
+            prompt: request.prompt, loginHint: request.loginHint, createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), upstreamState: upstreamState)
+        try await store.insertPending(pending, idHash: Secrets.hash(id))
+        return id
+    }
+
+    /// The pending authorization behind a temp login id, if it exists and has not expired.
+    public func pendingAuthorization(id: String) async throws -> PendingAuthorization? {
+        guard id.utf8.count <= 128, let pending = try await store.pending(idHash: Secrets.hash(id)),
+              clock.now() < pending.expiresAt else { return nil }
+        return pending
+    }
+
+    /// The client a pending authorization was started for, if the configuration still has it.
+    public func client(for pending: PendingAuthorization) -> ResolvedClient? {
+        state.directory.resolve(pending.clientId)
+    }
+
+    /// Consumes the pending authorization, starts the session and issues the code.
+    /// Returns the redirect URL with `code` as the last parameter.
+    public func completeSignIn(pendingId: String, pending: PendingAuthorization, client: ResolvedClient,
+                               identity: ConnectorIdentity) async throws -> String {
+        guard try await store.consumePending(idHash: Secrets.hash(pendingId)) else {
+            throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
+        }
+        let session = try await createSession(identity: identity, client: client)
+        return try await issueCode(for: pending, session: session, client: client)
+    }
+
+    /// Issues an authorization code for `session` and builds the redirect back to the client.
+    public func issueCode(for pending: PendingAuthorization, session: LoginSession, client: ResolvedClient) async throws -> String {
+        let now = clock.now()
+        let code = Secrets.randomToken()
+        try await store.insertCode(AuthorizationCode(
+            hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
+            scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
+            createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl))))
+        return RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)])
+    }
+}

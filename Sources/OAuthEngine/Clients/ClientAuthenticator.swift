@@ -1,0 +1,102 @@
+import Foundation
+import IdentityCore
+
+/// HTTP Basic credentials from an `Authorization` header.
+public struct BasicCredentials: Sendable, Equatable {
+    public var user: String
+    public var password: String
+
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
+
+    /// Parses `Basic base64(user:password)`; nil when the header is not Basic; throws
+    /// `invalid_client` when it is Basic but malformed.
+    public init?(authorizationHeader header: String?) throws {
+        guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return nil }
+        let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard encoded.count <= 4096, let data = Data(base64Encoded: encoded),
+              let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else {
+            throw OAuthError.invalidClient("The Basic credentials are malformed.")
+        }
+        user = String(text[..<colon])
+        password = String(text[text.index(after: colon)...])
+    }
+
+    /// RFC 6749 §2.3.1 form-encodes both parts; most Kinvey SDKs do not. Accept either spelling.
+    var userCandidates: [String] { Self.candidates(user) }
+    var passwordCandidates: [String] { Self.candidates(password) }
+
+    private static func candidates(_ text: String) -> [String] {
+        guard text.contains("%") || text.contains("+"),
+              let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
+              decoded != text else { return [text] }
+        return [text, decoded]
+    }
+}
+
+/// A client after client authentication.
+public struct AuthenticatedClient: Sendable {
+    public let client: ResolvedClient
+    /// True when the client proved its secret (Basic or `client_secret`).
+    public let authenticated: Bool
+}
+
+/// Client identification and authentication exactly as SPEC §3 describes it.
+public struct ClientAuthenticator: Sendable {
+    let directory: ClientDirectory
+
+    public init(directory: ClientDirectory) { self.directory = directory }
+
+    /// Identifies the client from the body's `client_id` and/or the Basic user, and checks a
+    /// secret when one is presented. The Basic user may be the bare appKey while the body's
+    /// `client_id` names an auth service. A wrong secret is always `invalid_client` (401).
+    public func authenticate(_ parameters: OAuthParameters, basic: BasicCredentials?) throws -> AuthenticatedClient {
+        let bodyClientId = parameters["client_id"]
+        let clientId: String
+        if let basic {
+            if let bodyClientId {
+                let client = try resolve(bodyClientId)
+                guard basic.userCandidates.contains(where: { $0 == bodyClientId || $0 == client.appKey }) else {
+                    throw OAuthError.invalidClient("The Basic credentials name a different client than client_id.")
+                }
+                clientId = bodyClientId
+            } else {
+                guard let match = basic.userCandidates.first(where: { directory.resolve($0) != nil }) else {
+                    throw OAuthError.invalidClient("Unknown client.")
+                }
+                clientId = match
+            }
+        } else {
+            guard let bodyClientId else { throw OAuthError.invalidClient("Client identification is required (client_id or HTTP Basic).") }
+            clientId = bodyClientId
+        }
+        let client = try resolve(clientId)
+        var authenticated = false
+        if let basic {
+            try verifySecret(basic.passwordCandidates, of: client)
+            authenticated = true
+        }
+        if let secret = parameters["client_secret"] {
+            try verifySecret([secret], of: client)
+            authenticated = true
+        }
+        return AuthenticatedClient(client: client, authenticated: authenticated)
+    }
+
+    /// Identifies a client without authenticating it (authorization endpoint).
+    public func resolve(_ clientId: String) throws -> ResolvedClient {
+        guard let client = directory.resolve(clientId) else { throw OAuthError.invalidClient("Unknown client.") }
+        return client
+    }
+
+    private func verifySecret(_ candidates: [String], of client: ResolvedClient) throws {
+        guard let expected = client.environment.appSecret else {
+            throw OAuthError.invalidClient("This client has no secret; use PKCE instead.")
+        }
+        var matched = false
+        for candidate in candidates where Secrets.constantTimeEquals(candidate, expected) { matched = true }
+        guard matched else { throw OAuthError.invalidClient("Client authentication failed.") }
+    }
+}

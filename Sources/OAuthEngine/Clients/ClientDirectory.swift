@@ -1,0 +1,110 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+
+/// An auth service ready for use: its configuration and its connector.
+public struct ResolvedAuthService: Sendable {
+    public let service: AuthService
+    public let connector: any Connector
+    /// Stable namespace for subjects: `org:<id>/<service>` or `env:<appKey>/<service>`.
+    public let namespace: String
+
+    public var id: String { service.id }
+}
+
+/// An environment with the auth services it can use (its own first, then its organization's).
+public struct EnvironmentEntry: Sendable {
+    public let environment: Environment
+    public let services: [String: ResolvedAuthService]
+    public let defaultService: ResolvedAuthService?
+}
+
+/// A `client_id` resolved to an environment and one auth service (SPEC §3).
+public struct ResolvedClient: Sendable {
+    /// The `client_id` as the client sent it (`appKey` or `appKey.authServiceId`).
+    public let clientId: String
+    public let entry: EnvironmentEntry
+    public let authService: ResolvedAuthService
+
+    public var environment: Environment { entry.environment }
+    public var appKey: String { entry.environment.appKey }
+    public var service: AuthService { authService.service }
+
+    /// True when `other` names the same environment and auth service (`kid` and `kid.svc` can be the same client).
+    public func isSameClient(as other: ResolvedClient) -> Bool {
+        appKey == other.appKey && authService.id == other.authService.id
+    }
+}
+
+/// Every environment and auth service of the loaded configuration, with connectors built.
+public struct ClientDirectory: Sendable {
+    public let environments: [String: EnvironmentEntry]
+
+    /// Resolves `appKey` (default auth service) or `appKey.authServiceId`.
+    public func resolve(_ clientId: String) -> ResolvedClient? {
+        guard !clientId.isEmpty, clientId.utf8.count <= 512 else { return nil }
+        let appKey: Substring
+        let serviceId: Substring?
+        if let dot = clientId.firstIndex(of: ".") {
+            appKey = clientId[..<dot]
+            serviceId = clientId[clientId.index(after: dot)...]
+        } else {
+            appKey = Substring(clientId)
+            serviceId = nil
+        }
+        guard let entry = environments[String(appKey)] else { return nil }
+        let service = serviceId.map { entry.services[String($0)] } ?? entry.defaultService
+        guard let service else { return nil }
+        return ResolvedClient(clientId: clientId, entry: entry, authService: service)
+    }
+
+    /// The auth service `serviceId` as `appKey` sees it.
+    public func authService(appKey: String, serviceId: String) -> ResolvedAuthService? {
+        environments[appKey]?.services[serviceId]
+    }
+
+    /// Builds a connector for every auth service. Every problem (unavailable provider types,
+    /// bad connector options) is collected and thrown as ``ConfigProblems``.
+    public static func build(config: BrokerConfig, registry: ConnectorRegistry,
+                             context: (AuthService) -> ConnectorContext) throws -> ClientDirectory {
+        let problems = ProblemSink()
+        func make(_ service: AuthService, namespace: String) -> ResolvedAuthService? {
+            // Unknown types were already reported by the configuration reader.
+            guard ConnectorRegistry.specifiedTypes.contains(service.provider.type) else { return nil }
+            guard let factory = registry.factory(for: service.provider.type) else {
+                problems.add(service.provider.problem("type", "provider type '\(service.provider.type)' is not available in this build"))
+                return nil
+            }
+            do {
+                let connector = try factory.makeConnector(service.provider, context: context(service))
+                return ResolvedAuthService(service: service, connector: connector, namespace: namespace)
+            } catch let error as ConfigProblems {
+                problems.append(contentsOf: error.problems)
+            } catch {
+                problems.add(service.provider.problem("type", "connector could not be created: \(error)"))
+            }
+            return nil
+        }
+        var organizationServices: [String: [String: ResolvedAuthService]] = [:]
+        for organization in config.organizations {
+            var services: [String: ResolvedAuthService] = [:]
+            for service in organization.authServices {
+                services[service.id] = make(service, namespace: "org:\(organization.id)/\(service.id)")
+            }
+            organizationServices[organization.id] = services
+        }
+        var environments: [String: EnvironmentEntry] = [:]
+        for environment in config.environments {
+            var services = environment.organization.flatMap { organizationServices[$0] } ?? [:]
+            for service in environment.authServices {
+                services[service.id] = make(service, namespace: "env:\(environment.appKey)/\(service.id)")
+            }
+            let defaultService = environment.defaultAuthService.flatMap { services[$0] }
+                ?? (services.count == 1 ? services.values.first : nil)
+            environments[environment.appKey] = EnvironmentEntry(
+                environment: environment, services: services, defaultService: defaultService)
+        }
+        try problems.throwIfAny()
+        return ClientDirectory(environments: environments)
+    }
+}

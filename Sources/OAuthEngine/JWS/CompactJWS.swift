@@ -1,0 +1,39 @@
+import Foundation
+import IdentityCore
+
+/// JWS compact serialization (RFC 7515 §7.1) for the broker's own tokens.
+public enum CompactJWS {
+    /// The three decoded parts of a compact JWS. Nothing here is verified yet.
+    public struct Parts: Sendable {
+        public var header: [String: JSONValue]
+        public var payload: Data
+        public var signingInput: Data
+        public var signature: Data
+
+        public var algorithm: String? { header["alg"]?.stringValue }
+        public var keyId: String? { header["kid"]?.stringValue }
+        public var type: String? { header["typ"]?.stringValue }
+    }
+
+    /// Signs `payload` (JSON bytes) with `key`, adding `alg`, `kid` and `typ` to the header.
+    public static func sign(payload: Data, type: String, key: SigningKey) throws -> String {
+        let header = #"{"alg":"\#(key.algorithm.rawValue)","kid":"\#(key.kid)","typ":"\#(type)"}"#
+        let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(payload)
+        let signature = try key.sign(Data(input.utf8))
+        return input + "." + Base64URL.encode(signature)
+    }
+
+    /// Splits and decodes a compact JWS; nil for anything malformed (wrong part count,
+    /// bad base64url, a header that is not a JSON object, oversized input).
+    public static func decode(_ token: String, maxLength: Int = 16_384) -> Parts? {
+        guard token.utf8.count <= maxLength else { return nil }
+        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard pieces.count == 3,
+              let headerData = Base64URL.decode(String(pieces[0])),
+              let payload = Base64URL.decode(String(pieces[1])),
+              let signature = Base64URL.decode(String(pieces[2])),
+              case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData) else { return nil }
+        let input = Data(token.utf8.prefix(pieces[0].utf8.count + 1 + pieces[1].utf8.count))
+        return Parts(header: header, payload: payload, signingInput: input, signature: signature)
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import IdentityCore
+
+extension BrokerEngine {
+    /// The OpenID Provider / OAuth AS metadata (OIDC Discovery, RFC 8414). Lists only what works.
+    public func discoveryDocument() -> [String: JSONValue] {
+        let algorithm = state.keys.active.algorithm.rawValue
+        func list(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
+        return [
+            "issuer": .string(issuer),
+            "authorization_endpoint": .string("\(issuer)/oauth/auth"),
+            "token_endpoint": .string("\(issuer)/oauth/token"),
+            "jwks_uri": .string("\(issuer)/.well-known/jwks.json"),
+            "response_types_supported": list(["code"]),
+            "response_modes_supported": list(["query"]),
+            "grant_types_supported": list(["authorization_code", "password"]),
+            "subject_types_supported": list(["public"]),
+            "id_token_signing_alg_values_supported": list([algorithm]),
+            "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
+            "code_challenge_methods_supported": list(["S256"]),
+            "scopes_supported": list(Scopes.supported),
+            "claims_supported": list(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid",
+                                      "email", "name", "groups"]),
+            "prompt_values_supported": list(["none", "login", "consent", "select_account"]),
+            "request_parameter_supported": .bool(false),
+            "claims_parameter_supported": .bool(false),
+        ]
+    }
+}

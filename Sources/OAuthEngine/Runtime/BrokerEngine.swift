@@ -1,0 +1,54 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import IdentityStore
+import Logging
+import Synchronization
+
+/// What changes on reload or key rotation: the configuration, its clients and the signing keys.
+public struct EngineState: Sendable {
+    public var config: BrokerConfig
+    public var directory: ClientDirectory
+    public var keys: SigningKeyRing
+
+    public init(config: BrokerConfig, directory: ClientDirectory, keys: SigningKeyRing) {
+        self.config = config
+        self.directory = directory
+        self.keys = keys
+    }
+}
+
+/// The OAuth engine: authorization, sign-in, token issuance and validation, with no HTTP in
+/// sight. Controllers translate requests into calls on it.
+public final class BrokerEngine: Sendable {
+    public let issuer: String
+    public let store: any BrokerStore
+    public let vault: Vault
+    public let clock: any BrokerClock
+    public let logger: Logger
+    private let current: Mutex<EngineState>
+
+    public init(issuer: String, state: EngineState, store: any BrokerStore, vault: Vault,
+                clock: any BrokerClock, logger: Logger) {
+        self.issuer = issuer
+        self.store = store
+        self.vault = vault
+        self.clock = clock
+        self.logger = logger
+        self.current = Mutex(state)
+    }
+
+    /// A consistent snapshot of the reloadable state for one request.
+    public var state: EngineState { current.withLock { $0 } }
+
+    /// Swaps in a new configuration or key ring; requests in flight keep their snapshot.
+    public func replaceState(_ state: EngineState) { current.withLock { $0 = state } }
+
+    public func updateKeys(_ keys: SigningKeyRing) { current.withLock { $0.keys = keys } }
+
+    /// The longest time a token signed now stays valid: how long a retired key stays published.
+    public static func keyRetention(for config: BrokerConfig) -> TimeInterval {
+        let ttls = (config.environments.flatMap(\.authServices) + config.organizations.flatMap(\.authServices)).map(\.tokenTtl)
+        return TimeInterval((ttls.max() ?? AuthService.defaultTokenTtl) + 300)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import IdentityStore
+
+extension BrokerEngine {
+    static func upstreamBinding(sessionId: String, namespace: String) -> Vault.Binding {
+        .init(purpose: "upstream", owner: sessionId, scope: namespace)
+    }
+
+    /// Starts a sign-in session for what the connector returned; the upstream token is sealed.
+    public func createSession(identity: ConnectorIdentity, client: ResolvedClient) async throws -> LoginSession {
+        let now = clock.now()
+        let id = Secrets.randomToken(bytes: 24)
+        let service = client.service
+        let namespace = client.authService.namespace
+        let sealed = try identity.upstream.map { upstream in
+            try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), Self.upstreamBinding(sessionId: id, namespace: namespace))
+        }
+        let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
+        let session = LoginSession(
+            id: id, subject: SubjectIdentifier.make(namespace: namespace, userId: identity.userId),
+            userId: identity.userId, appKey: client.appKey, authServiceId: service.id,
+            attributes: identity.attributes, sealedUpstream: sealed, upstreamExpiresAt: identity.upstream?.expiresAt,
+            authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+        try await store.insertSession(session)
+        return session
+    }
+
+    /// Creates token family `familyId` for `client` in `session` and mints its first tokens:
+    /// an access token, a refresh token when the auth service has `refresh: true`, and an ID
+    /// token when `openid` was granted.
+    func issueNewFamily(session: LoginSession, client: ResolvedClient, scope: String, nonce: String?,
+                        familyId: String, keys: SigningKeyRing) async throws -> TokenResponse {
+        let now = clock.now()
+        let service = client.service
+        let refreshToken = service.refresh ? Secrets.randomToken() : nil
+        let family = TokenFamily(
+            id: familyId, sessionId: session.id, clientId: client.clientId, scope: scope, nonce: nonce, createdAt: now,
+            refreshHash: refreshToken.map(Secrets.hash),
+            refreshExpiresAt: refreshToken.map { _ in now.addingTimeInterval(TimeInterval(service.refreshTtl)) })
+        try await store.insertFamily(family)
+        return try await mintTokens(session: session, family: family, client: client, refreshToken: refreshToken,
+                                    includeIDToken: Scopes.contains(scope, "openid"), keys: keys)
+    }
+
+    /// Mints an access token (and an ID token when asked) for an existing family.
+    func mintTokens(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
+                    includeIDToken: Bool, keys: SigningKeyRing) async throws -> TokenResponse {
+        let now = clock.now()
+        let service = client.service
+        let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
+        let jti = Secrets.randomToken(bytes: 16)
+        let accessToken: String
+        switch service.tokenFormat {
+        case .jwt:
+            let claims = AccessTokenClaims(
+                iss: issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
+                iat: now.epochSeconds, jti: jti, client_id: family.clientId, scope: family.scope,
+                sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds)
+            accessToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "at+jwt")
+        case .opaque:
+            accessToken = Secrets.randomToken()
+            try await store.insertOpaqueToken(OpaqueAccessToken(
+                hash: Secrets.hash(accessToken), jti: jti, familyId: family.id, clientId: family.clientId,
+                scope: family.scope, issuedAt: now, expiresAt: expiresAt))
+        }
+        var idToken: String?
+        if includeIDToken {
+            let claims = IDTokenClaims(
+                iss: issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
+                iat: now.epochSeconds, auth_time: session.authTime.epochSeconds, nonce: family.nonce,
+                at_hash: AccessTokenHash.compute(accessToken), sid: session.id,
+                email: session.attributes["email"]?.stringValue, name: session.attributes["name"]?.stringValue,
+                groups: Self.groups(of: session))
+            idToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "JWT")
+        }
+        return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
+                             refresh_token: refreshToken, id_token: idToken, scope: family.scope)
+    }
+
+    static func groups(of session: LoginSession) -> [String]? {
+        guard case .array(let values) = session.attributes["groups"] else { return nil }
+        let groups = values.compactMap(\.stringValue)
+        return groups.isEmpty ? nil : groups
+    }
+}

@@ -1,0 +1,16 @@
+/// Scope handling: the broker grants the scopes it knows and ignores others (RFC 6749 §3.3).
+public enum Scopes {
+    public static let supported: [String] = ["openid", "profile", "email", "groups", "offline_access"]
+
+    /// The granted scope string for a requested one: known values, each once, in request order.
+    public static func grant(_ requested: String?) -> String {
+        var seen: Set<String> = []
+        let granted = (requested ?? "").split(whereSeparator: { $0 == " " || $0 == "+" }).map(String.init)
+            .filter { supported.contains($0) && seen.insert($0).inserted }
+        return granted.joined(separator: " ")
+    }
+
+    public static func contains(_ scope: String, _ value: String) -> Bool {
+        scope.split(separator: " ").contains { $0 == value }
+    }
+}

@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import IdentityCore
+
+/// Claims of a broker access token (RFC 9068 profile, `typ: at+jwt`).
+public struct AccessTokenClaims: Codable, Sendable, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: String
+    public var exp: Int64
+    public var iat: Int64
+    public var jti: String
+    public var client_id: String
+    public var scope: String
+    /// The sign-in session.
+    public var sid: String
+    /// The token family (refresh-token family) the token belongs to.
+    public var fid: String
+    public var auth_time: Int64?
+}
+
+/// Claims of an OpenID Connect ID token (OIDC Core §2).
+public struct IDTokenClaims: Codable, Sendable, Equatable {
+    public var iss: String
+    public var sub: String
+    public var aud: String
+    public var exp: Int64
+    public var iat: Int64
+    public var auth_time: Int64
+    public var nonce: String?
+    public var at_hash: String?
+    public var sid: String?
+    public var email: String?
+    public var name: String?
+    public var groups: [String]?
+}
+
+/// Stable, opaque subjects: one per (auth service namespace, upstream user id), unique across the issuer.
+public enum SubjectIdentifier {
+    public static func make(namespace: String, userId: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Data("\(namespace)\u{0}\(userId)".utf8))).prefix(24))
+    }
+}
+
+/// OIDC `at_hash`: the left half of SHA-256 over the access token, base64url.
+public enum AccessTokenHash {
+    public static func compute(_ accessToken: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Data(accessToken.utf8))).prefix(16))
+    }
+}
+
+/// The token endpoint's success answer (RFC 6749 §5.1).
+public struct TokenResponse: Codable, Sendable, Equatable {
+    public var access_token: String
+    public var token_type: String
+    public var expires_in: Int
+    public var refresh_token: String?
+    public var id_token: String?
+    public var scope: String
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import IdentityApp
+import IdentityCore
+
+/// `idconnect config check`.
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "config", abstract: "Work with console-config.",
+                                                    subcommands: [Check.self])
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load and validate the configuration; print every problem; exit non-zero on any.")
+
+        @OptionGroup var configOption: ConfigOption
+
+        func run() async throws {
+            do {
+                let (config, directory) = try BrokerBootstrap.loadConfig(directory: configOption.config, registry: ConnectorCatalog.registry)
+                let services = directory.environments.values.reduce(0) { $0 + $1.services.count }
+                print("OK: \(config.environments.count) environment(s), \(config.organizations.count) organization(s), \(services) auth service binding(s).")
+            } catch let problems as ConfigProblems {
+                report(problems)
+                throw ExitCode(1)
+            }
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import IdentityCore
+import StaticConnector
+
+/// Every connector this build ships, registered by provider type. The core imports none of them.
+enum ConnectorCatalog {
+    static var registry: ConnectorRegistry {
+        ConnectorRegistry([StaticConnectorFactory()])
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import IdentityApp
+import IdentityCore
+import Logging
+
+/// `idconnect`: the Identity Connect broker and its operator tools (SPEC §1).
+@main
+struct IDConnect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idconnect",
+        abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
+        subcommands: [Serve.self, ConfigCommand.self, HashPassword.self])
+}
+
+/// Shared `--config` option.
+struct ConfigOption: ParsableArguments {
+    @Option(name: .long, help: "Directory of console-config YAML files.")
+    var config: String = "./console-config"
+}
+
+/// Prints configuration problems the way `config check` and `serve` report them.
+func report(_ problems: ConfigProblems) {
+    var standardError = FileHandle.standardError
+    print("Configuration problems (\(problems.problems.count)):", to: &standardError)
+    for problem in problems.problems { print("  \(problem)", to: &standardError) }
+}
+
+extension FileHandle: @retroactive TextOutputStream {
+    public func write(_ string: String) { write(Data(string.utf8)) }
+}
+
+func bootstrapLogging() -> Logger {
+    let level = ProcessInfo.processInfo.environment["IDCONNECT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+    LoggingSystem.bootstrap { label in
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = level
+        return handler
+    }
+    return Logger(label: "idconnect")
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import IdentityApp
+import IdentityCore
+
+/// `idconnect serve`: runs the broker.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the broker.")
+
+    @OptionGroup var configOption: ConfigOption
+    @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on (default 8080).") var port: Int?
+    @Option(help: "Issuer URL (default http://<host>:<port>).") var issuer: String?
+    @Option(help: "Storage: sqlite:PATH or postgres://user:pass@host:port/db (default sqlite:./data/idconnect.sqlite).")
+    var storage: String?
+
+    func run() async throws {
+        let logger = bootstrapLogging()
+        let options = ServeOptions(configDirectory: configOption.config, host: host, port: port, issuer: issuer, storage: storage)
+        let prepared: PreparedBroker
+        do {
+            prepared = try await BrokerBootstrap.prepare(options: options, registry: ConnectorCatalog.registry, logger: logger)
+        } catch let problems as ConfigProblems {
+            report(problems)
+            throw ExitCode(2)
+        } catch {
+            var standardError = FileHandle.standardError
+            print("idconnect: cannot start: \(error)", to: &standardError)
+            throw ExitCode(1)
+        }
+        logger.info("starting", metadata: [
+            "issuer": "\(prepared.settings.issuer)", "listen": "\(prepared.settings.host):\(prepared.settings.port)",
+            "storage": "\(prepared.settings.storage.redacted)",
+        ])
+        try await buildApplication(prepared, logger: logger).runService()
+    }
+}
