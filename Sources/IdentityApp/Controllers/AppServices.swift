@@ -1,4 +1,5 @@
 import Hummingbird
+import IdentityCore
 import OAuthEngine
 
 /// What every controller needs.
@@ -15,5 +16,19 @@ func registerVersioned(_ router: Router<AppRequestContext>, _ routes: (RouterGro
     routes(router.group(""))
     for version in ["v1", "v2", "v3"] {
         routes(router.group(RouterPath(version)))
+    }
+}
+
+extension RouterMethods where Context == AppRequestContext {
+    /// Answers 405 with `Allow` for the usual methods a path does not support, instead of 404.
+    func refuseOtherMethods(_ path: RouterPath, allow: [HTTPRequest.Method]) {
+        let allowed = allow.map(\.rawValue).joined(separator: ", ")
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where !allow.contains(method) {
+            on(path, method: method) { _, _ -> Response in
+                var response = Responses.error(OAuthError(.invalidRequest, "Method not allowed; use \(allowed).", status: 405))
+                response.headers[.allow] = allowed
+                return response
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ struct AuthorizeController {
     static let csrfCookie = "idc_csrf"
 
     func register(on group: RouterGroup<AppRequestContext>) {
+        group.refuseOtherMethods("oauth/auth", allow: [.get, .post])
         group.get("oauth/auth") { request, context in try await authorize(request, context) }
         group.post("oauth/auth") { request, context in try await automatedGrant(request, context) }
     }

@@ -11,6 +11,7 @@ struct TempLoginController {
     let authorize: AuthorizeController
 
     func register(on group: RouterGroup<AppRequestContext>) {
+        group.refuseOtherMethods("oauth/authenticate/:id", allow: [.get, .post])
         group.get("oauth/authenticate/:id") { request, context in try await show(request, context) }
         group.post("oauth/authenticate/:id") { request, context in try await submit(request, context) }
     }

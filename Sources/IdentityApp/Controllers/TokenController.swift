@@ -6,6 +6,7 @@ struct TokenController {
     let services: AppServices
 
     func register(on group: RouterGroup<AppRequestContext>) {
+        group.refuseOtherMethods("oauth/token", allow: [.post])
         group.post("oauth/token") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
             let basic = try RequestParameters.basic(request)

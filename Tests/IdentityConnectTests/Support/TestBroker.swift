@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import IdentityApp
+import IdentityCore
+import Logging
+import OAuthEngine
+import StaticConnector
+
+/// A real broker (config files, SQLite file, signing keys) in a temporary directory, with a
+/// manual clock, served over loopback HTTP for tests.
+struct TestBroker {
+    let directory: URL
+    let clock: ManualClock
+    let engine: BrokerEngine
+
+    static let appKey = "kid_test"
+    static let appSecret = "test-app-secret-1234"
+    static let redirect = "https://app.example.com/cb"
+    static let nativeRedirect = "com.example.app:/oauth2redirect"
+
+    /// Password hashes are computed once per test process with the minimum cost (tests, not production).
+    static let hashes: [String: String] = {
+        var result: [String: String] = [:]
+        for (user, password) in [("alice", "alicepw"), ("bob", "bobpw")] {
+            result[user] = try! PasswordHash.pbkdf2(password: password, iterations: PasswordHash.minimumIterations)
+        }
+        return result
+    }()
+
+    /// The default test environment: several auth services exercising different settings.
+    static func defaultConfig(signing: String = "RS256") -> [String: String] {
+        let users = """
+                    users:
+                      - { username: alice, passwordHash: "\(hashes["alice"]!)", email: alice@example.org, name: Alice, groups: [admins, staff] }
+                      - { username: bob, passwordHash: "\(hashes["bob"]!)" }
+        """
+        func service(_ id: String, _ extra: String = "") -> String {
+            """
+                  - id: \(id)
+                    name: Test \(id)
+                    redirectUri: [ "\(redirect)", "\(nativeRedirect)" ]
+            \(extra)
+                    provider:
+                      type: static
+                      options:
+            \(users)
+                      allowedAttributes: [ id, audience, email, name, groups, client_token ]
+            """
+        }
+        let environment = """
+        environments:
+          - appKey: \(appKey)
+            appSecret: ${env:TEST_APP_SECRET}
+            defaultAuthService: users
+            authServices:
+        \(service("users", "        grantTtl: 60\n        tokenTtl: 600"))
+        \(service("opaque", "        tokenFormat: opaque"))
+        \(service("norefresh", "        refresh: false"))
+        \(service("page", "        customizedLogin: { type: page, url: \"https://login.example.com/page\" }"))
+        \(service("styled", "        customizedLogin: { type: css, url: \"https://cdn.example.com/login.css\" }"))
+        """
+        return [
+            "server.yaml": "server:\n  issuer: http://127.0.0.1:8080\nsigning:\n  algorithm: \(signing)\n",
+            "environments/test.yaml": environment,
+        ]
+    }
+
+    static func make(files: [String: String] = defaultConfig(), environment: [String: String] = [:]) async throws -> TestBroker {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idc-test-\(UUID().uuidString)")
+        let configDirectory = directory.appendingPathComponent("config")
+        for (name, content) in files {
+            let url = configDirectory.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try content.write(to: url, atomically: true, encoding: .utf8)
+        }
+        let clock = ManualClock(Date())
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let prepared = try await BrokerBootstrap.prepare(
+            options: ServeOptions(configDirectory: configDirectory.path,
+                                  storage: "sqlite:\(directory.appendingPathComponent("data/broker.sqlite").path)"),
+            registry: ConnectorRegistry([StaticConnectorFactory()]), clock: clock,
+            environment: ["TEST_APP_SECRET": appSecret].merging(environment) { $1 }, logger: logger)
+        return TestBroker(directory: directory, clock: clock, engine: prepared.engine)
+    }
+
+    /// Serves the broker on an ephemeral loopback port for the duration of `body`.
+    func withClient<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+        var logger = Logger(label: "test-http")
+        logger.logLevel = .critical
+        let app = Application(router: buildRouter(engine), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              logger: logger)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await app.test(.live, body)
+    }
+
+    var databasePath: String { directory.appendingPathComponent("data/broker.sqlite").path }
+}
