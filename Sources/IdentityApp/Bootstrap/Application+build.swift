@@ -25,10 +25,13 @@ public func buildRouter(_ engine: BrokerEngine) -> Router<AppRequestContext> {
     let authorize = AuthorizeController(services: services)
     let tempLogin = TempLoginController(services: services, authorize: authorize)
     let token = TokenController(services: services)
+    let upstream = UpstreamController(services: services)
+    upstream.registerSAML(on: router)
     registerVersioned(router) { group in
         authorize.register(on: group)
         tempLogin.register(on: group)
         token.register(on: group)
+        upstream.registerCallback(on: group)
     }
     return router
 }

@@ -33,6 +33,16 @@ struct AuthorizeController {
         if authorization.prompt == "none" {
             return Responses.redirect(target.url(for: OAuthError(.loginRequired, "The user is not signed in.")))
         }
+        let csrf = Self.csrfToken(from: request)
+        if authorization.client.authService.connector is any RedirectConnector {
+            do {
+                var response = services.pages.upstreamAction(try await engine.beginUpstreamLogin(authorization, browserBinding: csrf))
+                setCSRFCookie(csrf, on: &response)
+                return response
+            } catch {
+                return render(error)
+            }
+        }
         guard authorization.client.authService.connector is any PasswordConnector else {
             return Responses.redirect(target.url(for: .unauthorizedClient("This auth service cannot sign in through the browser.")))
         }
@@ -44,7 +54,6 @@ struct AuthorizeController {
             ])
             return Responses.redirect(location)
         }
-        let csrf = Self.csrfToken(from: request)
         let id = try await engine.beginAuthorization(authorization, mode: .browser, csrfToken: csrf)
         var response = services.pages.loginPage(loginForm(
             id: id, client: authorization.client, csrf: csrf, username: authorization.loginHint, error: nil))

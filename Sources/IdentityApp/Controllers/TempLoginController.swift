@@ -48,6 +48,8 @@ struct TempLoginController {
             switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken) {
             case .redirect(let location):
                 return Responses.redirect(location)
+            case .signedIn(let completion):
+                return Responses.redirect(completion.redirect)
             case .retry(let pendingId, _):
                 return Responses.redirect(RedirectURL.build(authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
             }

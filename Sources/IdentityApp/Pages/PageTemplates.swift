@@ -37,6 +37,16 @@ enum PageTemplates {
     </main></body></html>
     """
 
+    static let autoPost = layout + """
+    <h1>Continuing to sign-in…</h1>
+    <form method="post" action="{{action}}" id="upstream">
+    {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
+    {{/fields}}<noscript><button type="submit">Continue</button></noscript>
+    </form>
+    <script nonce="{{nonce}}">document.getElementById("upstream").submit();</script>
+    </main></body></html>
+    """
+
     static let error = layout + """
     <h1>{{heading}}</h1>
     <p class="error" role="alert">{{message}}</p>

@@ -7,8 +7,10 @@ import Mustache
 struct Pages: Sendable {
     private let login: MustacheTemplate
     private let error: MustacheTemplate
+    private let autoPost: MustacheTemplate
 
     init() {
+        autoPost = try! MustacheTemplate(string: PageTemplates.autoPost)
         // The templates are fixed strings checked by the tests; failing here is a programming error.
         login = try! MustacheTemplate(string: PageTemplates.login)
         error = try! MustacheTemplate(string: PageTemplates.error)
@@ -31,6 +33,24 @@ struct Pages: Sendable {
         ]
         let origin = form.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
         return Responses.html(login.render(values), styleSources: origin)
+    }
+
+    /// Sends the browser to an identity source: a redirect, or an auto-submitting form (SAML HTTP-POST).
+    func upstreamAction(_ action: RedirectAction) -> Response {
+        switch action {
+        case .redirect(let location):
+            return Responses.redirect(location)
+        case .autoPost(let url, let fields):
+            let nonce = Secrets.randomToken(bytes: 16)
+            let values: [String: Any] = [
+                "title": "Signing in", "action": url, "nonce": nonce,
+                "fields": fields.map { ["name": $0.name, "value": $0.value] },
+            ]
+            var response = Responses.html(autoPost.render(values))
+            response.headers[.contentSecurityPolicy] =
+                "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; frame-ancestors 'none'; base-uri 'none'"
+            return response
+        }
     }
 
     func errorPage(_ oauthError: OAuthError) -> Response {

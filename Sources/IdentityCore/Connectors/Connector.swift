@@ -45,11 +45,14 @@ public struct LoginRejection: Sendable, Equatable {
     }
 }
 
-/// The expected outcomes of a password sign-in. Outages are thrown as ``ConnectorFailure``.
-public enum PasswordLoginResult: Sendable {
+/// The expected outcomes of a sign-in. Outages are thrown as ``ConnectorFailure``.
+public enum LoginResult: Sendable {
     case authenticated(ConnectorIdentity)
     case rejected(LoginRejection)
 }
+
+/// The outcome of a password sign-in.
+public typealias PasswordLoginResult = LoginResult
 
 /// A connector that checks a username and password itself (static, custom, ldap, AD, oauth2 ROPC, saml-wrap).
 public protocol PasswordConnector: Connector {

@@ -4,8 +4,10 @@ import IdentityStore
 
 /// What the login page or temp login URI answers after a password attempt.
 public enum PasswordSignInOutcome: Sendable {
-    /// Signed in (or definitively failed in API mode): send the browser here.
+    /// Definitively failed (API mode): send the browser here.
     case redirect(String)
+    /// Signed in: send the browser to `completion.redirect`.
+    case signedIn(SignInCompletion)
     /// Show the login form again with this message (hosted login page only).
     case retry(pendingId: String, message: String)
 }
@@ -65,7 +67,7 @@ extension BrokerEngine {
             return try await refuse(pendingId, pending, target, .accessDenied(rejection.message))
         case .authenticated(let identity):
             do {
-                return .redirect(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity))
+                return .signedIn(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch {

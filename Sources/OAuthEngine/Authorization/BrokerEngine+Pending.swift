@@ -3,6 +3,12 @@ import IdentityConfig
 import IdentityCore
 import IdentityStore
 
+/// A finished sign-in: where to send the browser, and the session it started.
+public struct SignInCompletion: Sendable {
+    public let redirect: String
+    public let session: LoginSession
+}
+
 extension BrokerEngine {
     /// A login page needs time for a person to type; a temp login URI lives exactly `grantTtl`.
     static let browserPageLifetime = 600
@@ -10,11 +16,11 @@ extension BrokerEngine {
     /// Stores a pending authorization and returns its id (the secret part of the temp login URI).
     /// - Parameter csrfToken: for `.browser`, the token the login form must echo (bound to a cookie).
     public func beginAuthorization(_ request: AuthorizationRequest, mode: PendingAuthorization.Mode,
-                                   csrfToken: String? = nil, upstreamState: Data? = nil) async throws -> String {
+                                   csrfToken: String? = nil, upstreamState: Data? = nil,
+                                   id: String = Secrets.randomToken()) async throws -> String {
         let now = clock.now()
         let grantTtl = request.client.service.grantTtl
         let lifetime = mode == .api ? grantTtl : max(grantTtl, Self.browserPageLifetime)
-        let id = Secrets.randomToken()
         let pending = PendingAuthorization(
             clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
             redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
@@ -40,12 +46,18 @@ extension BrokerEngine {
     /// Consumes the pending authorization, starts the session and issues the code.
     /// Returns the redirect URL with `code` as the last parameter.
     public func completeSignIn(pendingId: String, pending: PendingAuthorization, client: ResolvedClient,
-                               identity: ConnectorIdentity) async throws -> String {
+                               identity: ConnectorIdentity) async throws -> SignInCompletion {
         guard try await store.consumePending(idHash: Secrets.hash(pendingId)) else {
             throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
         }
+        return try await completeConsumed(pending: pending, client: client, identity: identity)
+    }
+
+    /// Starts the session and issues the code for a pending authorization already consumed.
+    func completeConsumed(pending: PendingAuthorization, client: ResolvedClient,
+                          identity: ConnectorIdentity) async throws -> SignInCompletion {
         let session = try await createSession(identity: identity, client: client)
-        return try await issueCode(for: pending, session: session, client: client)
+        return SignInCompletion(redirect: try await issueCode(for: pending, session: session, client: client), session: session)
     }
 
     /// Issues an authorization code for `session` and builds the redirect back to the client.

@@ -66,7 +66,10 @@ struct TestBroker {
         ]
     }
 
-    static func make(files: [String: String] = defaultConfig(), environment: [String: String] = [:]) async throws -> TestBroker {
+    static let defaultRegistry = ConnectorRegistry([StaticConnectorFactory()])
+
+    static func make(files: [String: String] = defaultConfig(), environment: [String: String] = [:],
+                     registry: ConnectorRegistry = defaultRegistry) async throws -> TestBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idc-test-\(UUID().uuidString)")
         let configDirectory = directory.appendingPathComponent("config")
         for (name, content) in files {
@@ -80,7 +83,7 @@ struct TestBroker {
         let prepared = try await BrokerBootstrap.prepare(
             options: ServeOptions(configDirectory: configDirectory.path,
                                   storage: "sqlite:\(directory.appendingPathComponent("data/broker.sqlite").path)"),
-            registry: ConnectorRegistry([StaticConnectorFactory()]), clock: clock,
+            registry: registry, clock: clock,
             environment: ["TEST_APP_SECRET": appSecret].merging(environment) { $1 }, logger: logger)
         return TestBroker(directory: directory, clock: clock, engine: prepared.engine)
     }

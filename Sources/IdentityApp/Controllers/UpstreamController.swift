@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import OAuthEngine
+
+/// Where identity sources send the browser back: `GET /oauth/callback` (OAuth 2.0 / OIDC) and
+/// `POST /saml/acs` (SAML HTTP-POST), plus SAML SP metadata.
+struct UpstreamController {
+    let services: AppServices
+
+    func registerCallback(on group: RouterGroup<AppRequestContext>) {
+        group.refuseOtherMethods("oauth/callback", allow: [.get])
+        group.get("oauth/callback") { request, _ in
+            let parameters: OAuthParameters
+            do { parameters = try RequestParameters.query(request) } catch let error as OAuthError {
+                return services.pages.errorPage(error)
+            }
+            return await finish(.oauthCallback, parameters, request)
+        }
+    }
+
+    func registerSAML(on router: Router<AppRequestContext>) {
+        router.refuseOtherMethods("saml/acs", allow: [.post])
+        router.post("saml/acs") { request, context in
+            let parameters: OAuthParameters
+            do { parameters = try await RequestParameters.body(request, context: context) } catch let error as OAuthError {
+                return services.pages.errorPage(error)
+            }
+            return await finish(.samlAssertionConsumer, parameters, request)
+        }
+        for path in ["saml/metadata", "v2/saml/metadata"] {
+            router.get(RouterPath(path)) { _, _ in try metadata(authServiceId: nil) }
+        }
+        router.get("saml/:authServiceId/metadata") { _, context in
+            try metadata(authServiceId: context.parameters.get("authServiceId"))
+        }
+    }
+
+    private func finish(_ kind: CallbackKind, _ parameters: OAuthParameters, _ request: Request) async -> Response {
+        var values: [String: String] = [:]
+        for name in parameters.names { values[name] = parameters[name] ?? "" }
+        do {
+            let completion = try await services.engine.finishUpstreamLogin(
+                kind: kind, parameters: values, browserBinding: request.cookies[AuthorizeController.csrfCookie]?.value)
+            return Responses.redirect(completion.redirect)
+        } catch {
+            switch error {
+            case .cannotRedirect(let oauthError): return services.pages.errorPage(oauthError)
+            case .redirect(let oauthError, let target): return Responses.redirect(target.url(for: oauthError))
+            }
+        }
+    }
+
+    /// SP metadata of one auth service, or of the first SAML auth service when none is named.
+    private func metadata(authServiceId: String?) throws -> Response {
+        let publishers = services.engine.state.directory.environments.keys.sorted().flatMap { appKey in
+            (services.engine.state.directory.environments[appKey]?.services.values.sorted { $0.id < $1.id } ?? [])
+        }.filter { ($0.connector is any MetadataPublishingConnector) && (authServiceId == nil || $0.id == authServiceId) }
+        guard let publisher = publishers.first?.connector as? any MetadataPublishingConnector else {
+            throw OAuthError(.invalidRequest, "No SAML auth service\(authServiceId.map { " '\($0)'" } ?? "") is configured.", status: 404)
+        }
+        let (contentType, body) = publisher.metadata()
+        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "public, max-age=300"],
+                        body: .init(byteBuffer: .init(string: body)))
+    }
+}

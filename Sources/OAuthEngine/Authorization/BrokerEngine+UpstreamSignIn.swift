@@ -1,0 +1,99 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+
+extension BrokerEngine {
+    static func upstreamStateBinding(_ idHash: String) -> Vault.Binding {
+        .init(purpose: "upstream-state", owner: idHash)
+    }
+
+    /// Starts a browser sign-in at the identity source for a redirect connector (SAML, OAuth2, OIDC).
+    /// The relay state is the pending authorization's id; the connector's saved state is sealed.
+    /// - Parameter browserBinding: the browser's CSRF cookie value; OAuth callbacks must present it again.
+    public func beginUpstreamLogin(_ request: AuthorizationRequest,
+                                   browserBinding: String?) async throws(AuthorizationFailure) -> RedirectAction {
+        let target = request.errorTarget
+        guard let connector = request.client.authService.connector as? any RedirectConnector else {
+            throw .redirect(.unauthorizedClient("This auth service does not sign in through the browser."), target)
+        }
+        let id = Secrets.randomToken()
+        let start: RedirectLoginStart
+        do {
+            start = try await connector.beginLogin(RedirectLoginRequest(
+                relayState: id, loginHint: request.loginHint, forceLogin: request.prompt?.contains("login") ?? false,
+                scopes: request.scope.split(separator: " ").map(String.init)))
+        } catch {
+            throw .redirect(Self.connectorError(error), target)
+        }
+        do {
+            let sealed = try vault.seal(start.savedState, Self.upstreamStateBinding(Secrets.hash(id)))
+            _ = try await beginAuthorization(request, mode: .upstream, csrfToken: browserBinding, upstreamState: sealed, id: id)
+        } catch {
+            throw .redirect(.internalFailure("begin upstream login: \(error)"), target)
+        }
+        return start.action
+    }
+
+    /// Finishes an upstream sign-in from the identity source's callback.
+    ///
+    /// Unknown, expired or replayed relay states, and OAuth callbacks from another browser, are
+    /// refused without redirecting anywhere (an attacker may have chosen the request).
+    public func finishUpstreamLogin(kind: CallbackKind, parameters: [String: String],
+                                    browserBinding: String?) async throws(AuthorizationFailure) -> SignInCompletion {
+        let relayName = kind == .oauthCallback ? "state" : "RelayState"
+        guard let relayState = parameters[relayName], !relayState.isEmpty else {
+            throw .cannotRedirect(.invalidRequest("The response carries no \(relayName): unsolicited responses are refused."))
+        }
+        let pending: PendingAuthorization
+        let client: ResolvedClient
+        let connector: any RedirectConnector
+        do {
+            guard let found = try await pendingAuthorization(id: relayState), found.mode == .upstream,
+                  let foundClient = self.client(for: found),
+                  let foundConnector = foundClient.authService.connector as? any RedirectConnector,
+                  foundConnector.callbackKind == kind else {
+                throw AuthorizationFailure.cannotRedirect(.invalidRequest("Unknown or expired sign-in; start again from the app."))
+            }
+            pending = found
+            client = foundClient
+            connector = foundConnector
+        } catch let failure as AuthorizationFailure { throw failure } catch {
+            throw .cannotRedirect(.internalFailure("pending lookup: \(error)"))
+        }
+        if kind == .oauthCallback {
+            guard let browserBinding, let expected = pending.csrfHash,
+                  Secrets.constantTimeEquals(Secrets.hash(browserBinding), expected) else {
+                throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
+            }
+        }
+        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
+        let idHash = Secrets.hash(relayState)
+        let savedState: Data
+        do {
+            guard try await store.consumePending(idHash: idHash) else {
+                throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in response was already used."))
+            }
+            savedState = try pending.upstreamState.map { try vault.open($0, Self.upstreamStateBinding(idHash)) } ?? Data()
+        } catch let failure as AuthorizationFailure { throw failure } catch {
+            throw .cannotRedirect(.internalFailure("upstream state: \(error)"))
+        }
+        let result: LoginResult
+        do {
+            result = try await connector.finishLogin(RedirectCallback(parameters: parameters, savedState: savedState))
+        } catch {
+            let oauthError = Self.connectorError(error)
+            logger.warning("upstream sign-in failed", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])
+            throw .redirect(oauthError, target)
+        }
+        switch result {
+        case .rejected(let rejection):
+            throw .redirect(.accessDenied(rejection.message), target)
+        case .authenticated(let identity):
+            do {
+                return try await completeConsumed(pending: pending, client: client, identity: identity)
+            } catch {
+                throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
+            }
+        }
+    }
+}
