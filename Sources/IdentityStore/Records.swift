@@ -213,3 +213,52 @@ public struct StoredSigningKey: Sendable, Equatable {
         self.removeAfter = removeAfter
     }
 }
+
+/// How a presented refresh token relates to its family.
+public enum RefreshTokenMatch: Sendable, Equatable {
+    case current
+    /// Rotated away by the last rotation.
+    case previous
+    /// Rotated away earlier: presenting it is reuse.
+    case retired
+}
+
+/// A family and its session, read together for token validation.
+public struct AccessContext: Sendable, Equatable {
+    public var family: TokenFamily
+    public var session: LoginSession
+    /// The access token with this jti was revoked on its own (RFC 7009).
+    public var accessTokenRevoked: Bool
+
+    public init(family: TokenFamily, session: LoginSession, accessTokenRevoked: Bool) {
+        self.family = family
+        self.session = session
+        self.accessTokenRevoked = accessTokenRevoked
+    }
+}
+
+/// The sign-ins one browser holds: per auth service namespace, the sessions it signed in with,
+/// most recent first.
+public struct SSORecord: Sendable, Codable, Equatable {
+    public struct Entry: Sendable, Codable, Equatable {
+        public var namespace: String
+        public var sessionId: String
+        public var userId: String
+        public var signedInAt: Date
+
+        public init(namespace: String, sessionId: String, userId: String, signedInAt: Date) {
+            self.namespace = namespace
+            self.sessionId = sessionId
+            self.userId = userId
+            self.signedInAt = signedInAt
+        }
+    }
+
+    public var entries: [Entry]
+    public var expiresAt: Date
+
+    public init(entries: [Entry], expiresAt: Date) {
+        self.entries = entries
+        self.expiresAt = expiresAt
+    }
+}

@@ -33,8 +33,9 @@ public protocol SessionStore: Sendable {
 public protocol TokenFamilyStore: Sendable {
     func insertFamily(_ family: TokenFamily) async throws
     func family(id: String) async throws -> TokenFamily?
-    /// The family whose current or previous refresh token has this hash.
-    func family(refreshHash: String) async throws -> TokenFamily?
+    /// The family a refresh token belongs to, and whether the token is its current one, the one
+    /// rotated away last (grace period), or an older one (reuse: revoke the family).
+    func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)?
     /// Compare-and-swap rotation: succeeds only if `oldHash` is still current.
     func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                        graceResponse: Data?, at date: Date) async throws -> Bool
@@ -43,6 +44,8 @@ public protocol TokenFamilyStore: Sendable {
 
 /// Opaque access tokens and single access-token revocations.
 public protocol AccessTokenStore: Sendable {
+    /// Everything validation needs about an access token in one round trip.
+    func accessContext(familyId: String, jti: String) async throws -> AccessContext?
     func insertOpaqueToken(_ token: OpaqueAccessToken) async throws
     func opaqueToken(hash: String) async throws -> OpaqueAccessToken?
     func revokeAccessToken(jti: String, expiresAt: Date) async throws
@@ -56,6 +59,13 @@ public protocol SigningKeyStore: Sendable {
     func retireSigningKey(kid: String, at date: Date, removeAfter: Date) async throws
 }
 
+/// Browser SSO sessions (the `idc_sso` cookie), stored under the cookie's hash.
+public protocol SSOStore: Sendable {
+    func ssoRecord(hash: String) async throws -> SSORecord?
+    func saveSSORecord(_ record: SSORecord, hash: String) async throws
+    func deleteSSORecord(hash: String) async throws
+}
+
 /// Health and housekeeping.
 public protocol MaintenanceStore: Sendable {
     /// Cheap round trip to the database, for `/readyz`.
@@ -67,4 +77,4 @@ public protocol MaintenanceStore: Sendable {
 
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
-    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & MaintenanceStore
+    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & MaintenanceStore

@@ -26,12 +26,14 @@ public func buildRouter(_ engine: BrokerEngine) -> Router<AppRequestContext> {
     let tempLogin = TempLoginController(services: services, authorize: authorize)
     let token = TokenController(services: services)
     let upstream = UpstreamController(services: services)
+    let sessions = SessionController(services: services)
     upstream.registerSAML(on: router)
     registerVersioned(router) { group in
         authorize.register(on: group)
         tempLogin.register(on: group)
         token.register(on: group)
         upstream.registerCallback(on: group)
+        sessions.register(on: group)
     }
     return router
 }

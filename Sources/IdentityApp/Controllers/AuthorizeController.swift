@@ -30,7 +30,18 @@ struct AuthorizeController {
             return services.pages.errorPage(error)
         }
         let target = authorization.errorTarget
-        if authorization.prompt == "none" {
+        let prompts = Set((authorization.prompt ?? "").split(separator: " ").map(String.init))
+        if !prompts.contains("login") && !prompts.contains("select_account") {
+            let sessions = await engine.ssoSessions(for: authorization.client, ssoToken: request.cookies[SessionController.ssoCookie]?.value)
+            if let session = sessions.first {
+                do {
+                    return Responses.redirect(try await engine.authorizeWithSession(authorization, session: session))
+                } catch let error as OAuthError {
+                    return Responses.redirect(target.url(for: error))
+                }
+            }
+        }
+        if prompts.contains("none") {
             return Responses.redirect(target.url(for: OAuthError(.loginRequired, "The user is not signed in.")))
         }
         let csrf = Self.csrfToken(from: request)

@@ -45,11 +45,18 @@ struct TempLoginController {
                            fromBrowser: true)
         }
         do {
-            switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken) {
+            switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken,
+                                                                clientAddress: context.remoteAddress) {
             case .redirect(let location):
                 return Responses.redirect(location)
             case .signedIn(let completion):
-                return Responses.redirect(completion.redirect)
+                var response = Responses.redirect(completion.redirect)
+                if fromBrowser, let client = services.engine.state.directory.resolve(completion.session.appKey + "." + completion.session.authServiceId) {
+                    let cookie = await services.engine.rememberSignIn(completion.session, client: client,
+                                                                      ssoToken: request.cookies[SessionController.ssoCookie]?.value)
+                    SessionController.setSSOCookie(cookie, on: &response, secure: services.secureCookies)
+                }
+                return response
             case .retry(let pendingId, _):
                 return Responses.redirect(RedirectURL.build(authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
             }

@@ -42,7 +42,14 @@ struct UpstreamController {
         do {
             let completion = try await services.engine.finishUpstreamLogin(
                 kind: kind, parameters: values, browserBinding: request.cookies[AuthorizeController.csrfCookie]?.value)
-            return Responses.redirect(completion.redirect)
+            var response = Responses.redirect(completion.redirect)
+            let session = completion.session
+            if let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {
+                let cookie = await services.engine.rememberSignIn(session, client: client,
+                                                                  ssoToken: request.cookies[SessionController.ssoCookie]?.value)
+                SessionController.setSSOCookie(cookie, on: &response, secure: services.secureCookies)
+            }
+            return response
         } catch {
             switch error {
             case .cannotRedirect(let oauthError): return services.pages.errorPage(oauthError)

@@ -47,6 +47,12 @@ enum PageTemplates {
     </main></body></html>
     """
 
+    static let signedOut = layout + """
+    <h1>Signed out</h1>
+    <p class="muted">You have been signed out. You can close this window.</p>
+    </main></body></html>
+    """
+
     static let error = layout + """
     <h1>{{heading}}</h1>
     <p class="error" role="alert">{{message}}</p>

@@ -8,8 +8,10 @@ struct Pages: Sendable {
     private let login: MustacheTemplate
     private let error: MustacheTemplate
     private let autoPost: MustacheTemplate
+    private let signedOut: MustacheTemplate
 
     init() {
+        signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
         autoPost = try! MustacheTemplate(string: PageTemplates.autoPost)
         // The templates are fixed strings checked by the tests; failing here is a programming error.
         login = try! MustacheTemplate(string: PageTemplates.login)
@@ -51,6 +53,10 @@ struct Pages: Sendable {
                 "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; frame-ancestors 'none'; base-uri 'none'"
             return response
         }
+    }
+
+    func signedOutPage() -> Response {
+        Responses.html(signedOut.render(["title": "Signed out"]))
     }
 
     func errorPage(_ oauthError: OAuthError) -> Response {

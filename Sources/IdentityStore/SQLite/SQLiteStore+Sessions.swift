@@ -21,8 +21,11 @@ extension SQLiteStore: SessionStore {
         let row = try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id])
         }
-        guard let row else { return nil }
-        return LoginSession(
+        return try row.map(session(from:))
+    }
+
+    func session(from row: Row) throws -> LoginSession {
+        LoginSession(
             id: row["id"], subject: row["subject"], userId: row["user_id"], appKey: row["app_key"],
             authServiceId: row["auth_service_id"],
             attributes: try decode([String: JSONValue].self, row["attributes"]),
@@ -35,7 +38,8 @@ extension SQLiteStore: SessionStore {
 
     public func revokeSession(id: String, at date: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [date.sql, id])
+            try db.execute(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?), upstream = NULL WHERE id = ?",
+                           arguments: [date.sql, id])
             try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
                            arguments: [date.sql, id])
         }
@@ -79,24 +83,38 @@ extension SQLiteStore: TokenFamilyStore {
         }
     }
 
-    public func family(refreshHash: String) async throws -> TokenFamily? {
+    public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT * FROM token_families WHERE refresh_hash = ?
-                UNION ALL SELECT * FROM token_families WHERE previous_refresh_hash = ? LIMIT 1
-                """, arguments: [refreshHash, refreshHash]).map(Self.family(from:))
+            if let row = try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE refresh_hash = ?", arguments: [refreshHash]) {
+                return (Self.family(from: row), .current)
+            }
+            if let row = try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE previous_refresh_hash = ?", arguments: [refreshHash]) {
+                return (Self.family(from: row), .previous)
+            }
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT f.* FROM retired_refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?
+                """, arguments: [refreshHash]) {
+                return (Self.family(from: row), .retired)
+            }
+            return nil
         }
     }
 
     public func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                               graceResponse: Data?, at date: Date) async throws -> Bool {
         try await pool.write { db in
+            let previous = try String.fetchOne(db, sql: "SELECT previous_refresh_hash FROM token_families WHERE id = ?",
+                                               arguments: [familyId])
             try db.execute(sql: """
                 UPDATE token_families SET refresh_hash = ?, refresh_expires_at = ?, previous_refresh_hash = ?,
                     rotated_at = ?, grace_response = ?
                 WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL
                 """, arguments: [newHash, expiresAt.sql, oldHash, date.sql, graceResponse, familyId, oldHash])
             guard db.changesCount == 1 else { return false }
+            if let previous {
+                try db.execute(sql: "INSERT OR IGNORE INTO retired_refresh_tokens (token_hash, family_id) VALUES (?, ?)",
+                               arguments: [previous, familyId])
+            }
             try db.execute(sql: """
                 UPDATE sessions SET expires_at = MAX(expires_at, ?)
                 WHERE id = (SELECT session_id FROM token_families WHERE id = ?)

@@ -58,6 +58,16 @@ public final class SQLiteStore: Sendable {
                     created_at REAL NOT NULL, retired_at REAL, remove_after REAL);
                 """)
         }
+        migrator.registerMigration("v2-history-sso") { db in
+            try db.execute(sql: """
+                CREATE TABLE retired_refresh_tokens (
+                    token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT NOT NULL);
+                CREATE INDEX retired_refresh_tokens_family ON retired_refresh_tokens(family_id);
+                CREATE TABLE sso_sessions (
+                    id_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX sso_sessions_expiry ON sso_sessions(expires_at);
+                """)
+        }
         return migrator
     }
 
@@ -83,6 +93,12 @@ extension SQLiteStore: MaintenanceStore {
             removed += db.changesCount
             try db.execute(sql: "DELETE FROM revoked_access_tokens WHERE expires_at < ?", arguments: [now])
             removed += db.changesCount
+            try db.execute(sql: "DELETE FROM sso_sessions WHERE expires_at < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: """
+                DELETE FROM retired_refresh_tokens WHERE family_id IN (
+                    SELECT f.id FROM token_families f JOIN sessions s ON s.id = f.session_id WHERE s.expires_at < ?)
+                """, arguments: [now])
             try db.execute(sql: """
                 DELETE FROM token_families WHERE session_id IN (SELECT id FROM sessions WHERE expires_at < ?)
                 """, arguments: [now])

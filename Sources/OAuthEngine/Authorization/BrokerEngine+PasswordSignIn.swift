@@ -19,8 +19,8 @@ extension BrokerEngine {
     ///
     /// Browser mode checks the CSRF token and lets the person try again with a message in words;
     /// API mode is single use and answers with a redirect carrying `error` on failure.
-    public func signInWithPassword(pendingId: String, parameters: OAuthParameters,
-                                   csrfToken: String?) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+    public func signInWithPassword(pendingId: String, parameters: OAuthParameters, csrfToken: String?,
+                                   clientAddress: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
         let pending: PendingAuthorization
         do {
             guard let found = try await pendingAuthorization(id: pendingId) else {
@@ -48,24 +48,24 @@ extension BrokerEngine {
         guard let client = client(for: pending) else {
             throw .redirect(.unauthorizedClient("The client is no longer configured."), target)
         }
-        guard let connector = client.authService.connector as? any PasswordConnector else {
+        guard client.authService.connector is any PasswordConnector else {
             throw .redirect(.unauthorizedClient("This auth service does not sign in with a password."), target)
         }
         guard let username = parameters["username"], let password = parameters["password"] else {
             return try await refuse(pendingId, pending, target, .invalidRequest("Enter your username and password."))
         }
-        let result: PasswordLoginResult
+        let credentials = PasswordCredentials(username: username, password: password,
+                                              scopes: pending.scope.split(separator: " ").map(String.init))
+        let attempt: Result<ConnectorIdentity, OAuthError>
         do {
-            result = try await connector.login(PasswordCredentials(username: username, password: password, scopes: pending.scope.split(separator: " ").map(String.init)))
+            attempt = try await attemptPassword(credentials, client: client, clientAddress: clientAddress)
         } catch {
-            let oauthError = Self.connectorError(error)
-            logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])
-            return try await refuse(pendingId, pending, target, oauthError)
+            return try await refuse(pendingId, pending, target, Self.connectorError(error))
         }
-        switch result {
-        case .rejected(let rejection):
-            return try await refuse(pendingId, pending, target, .accessDenied(rejection.message))
-        case .authenticated(let identity):
+        switch attempt {
+        case .failure(let refusal):
+            return try await refuse(pendingId, pending, target, refusal)
+        case .success(let identity):
             do {
                 return .signedIn(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity))
             } catch let failure as AuthorizationFailure {

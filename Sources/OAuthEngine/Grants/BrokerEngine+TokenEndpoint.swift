@@ -3,7 +3,7 @@ import IdentityCore
 
 extension BrokerEngine {
     /// `POST /oauth/token` (SPEC §3.3): authenticates the client and runs the grant.
-    public func token(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws -> TokenResponse {
+    public func token(_ parameters: OAuthParameters, basic: BasicCredentials?, clientAddress: String? = nil) async throws -> TokenResponse {
         let state = self.state
         guard let grantType = parameters["grant_type"] else {
             throw OAuthError.invalidRequest("The parameter 'grant_type' is required.")
@@ -13,7 +13,10 @@ extension BrokerEngine {
         case "authorization_code":
             return try await authorizationCodeGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic), state: state)
         case "password":
-            return try await passwordGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic), state: state)
+            return try await passwordGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic),
+                                           state: state, clientAddress: clientAddress)
+        case "refresh_token":
+            return try await refreshTokenGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic), state: state)
         default:
             throw OAuthError.unsupportedGrantType("Unsupported grant_type.")
         }

@@ -26,15 +26,21 @@ public final class BrokerEngine: Sendable {
     public let vault: Vault
     public let clock: any BrokerClock
     public let logger: Logger
+    public let metrics: any BrokerMetricsSink
+    public let throttle: LoginThrottle
+    let refreshes = RefreshCoordinator()
     private let current: Mutex<EngineState>
 
     public init(issuer: String, state: EngineState, store: any BrokerStore, vault: Vault,
-                clock: any BrokerClock, logger: Logger) {
+                clock: any BrokerClock, logger: Logger, metrics: any BrokerMetricsSink = NoMetrics(),
+                throttle: LoginThrottle = LoginThrottle()) {
         self.issuer = issuer
         self.store = store
         self.vault = vault
         self.clock = clock
         self.logger = logger
+        self.metrics = metrics
+        self.throttle = throttle
         self.current = Mutex(state)
     }
 

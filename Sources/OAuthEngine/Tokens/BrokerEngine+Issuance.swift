@@ -15,6 +15,8 @@ extension BrokerEngine {
         let service = client.service
         let namespace = client.authService.namespace
         let sealed = try identity.upstream.map { upstream in
+            metrics.vault("seal")
+            return
             try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), Self.upstreamBinding(sessionId: id, namespace: namespace))
         }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
@@ -41,12 +43,13 @@ extension BrokerEngine {
             refreshExpiresAt: refreshToken.map { _ in now.addingTimeInterval(TimeInterval(service.refreshTtl)) })
         try await store.insertFamily(family)
         return try await mintTokens(session: session, family: family, client: client, refreshToken: refreshToken,
-                                    includeIDToken: Scopes.contains(scope, "openid"), keys: keys)
+                                    includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
     }
 
     /// Mints an access token (and an ID token when asked) for an existing family.
+    /// Refreshed ID tokens carry no nonce: a refresh is not an authentication request (OIDC Core §12.2 errata).
     func mintTokens(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
-                    includeIDToken: Bool, keys: SigningKeyRing) async throws -> TokenResponse {
+                    includeIDToken: Bool, includeNonce: Bool, keys: SigningKeyRing) async throws -> TokenResponse {
         let now = clock.now()
         let service = client.service
         let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
@@ -69,7 +72,7 @@ extension BrokerEngine {
         if includeIDToken {
             let claims = IDTokenClaims(
                 iss: issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
-                iat: now.epochSeconds, auth_time: session.authTime.epochSeconds, nonce: family.nonce,
+                iat: now.epochSeconds, auth_time: session.authTime.epochSeconds, nonce: includeNonce ? family.nonce : nil,
                 at_hash: AccessTokenHash.compute(accessToken), sid: session.id,
                 email: session.attributes["email"]?.stringValue, name: session.attributes["name"]?.stringValue,
                 groups: Self.groups(of: session))

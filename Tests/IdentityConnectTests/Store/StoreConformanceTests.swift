@@ -97,7 +97,8 @@ struct StoreConformanceTests {
         let store = try await backend.open()
         try await store.insertSession(Self.session("s1"))
         try await store.insertFamily(Self.family("f1", session: "s1", refresh: "r1"))
-        #expect(try await store.family(refreshHash: "r1")?.id == "f1")
+        #expect(try await store.family(refreshHash: "r1")?.0.id == "f1")
+        #expect(try await store.family(refreshHash: "r1")?.1 == .current)
         let rotated = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<20 {
                 group.addTask {
@@ -110,12 +111,18 @@ struct StoreConformanceTests {
         #expect(rotated.filter { $0 }.count == 1)
         let family = try #require(try await store.family(id: "f1"))
         #expect(family.previousRefreshHash == "r1" && family.graceResponse == Data([7]) && family.rotatedAt == Self.now)
-        #expect(try await store.family(refreshHash: "r1")?.id == "f1")
-        #expect(try await store.family(refreshHash: family.refreshHash!)?.id == "f1")
+        #expect(try await store.family(refreshHash: "r1")?.1 == .previous)
+        #expect(try await store.family(refreshHash: family.refreshHash!)?.1 == .current)
+        // A second rotation retires r1 for good.
+        #expect(try await store.rotateRefresh(familyId: "f1", from: family.refreshHash!, to: "r9", expiresAt: Self.now.addingTimeInterval(9000),
+                                              graceResponse: nil, at: Self.now))
+        #expect(try await store.family(refreshHash: "r1")?.1 == .retired)
+        #expect(try await store.family(refreshHash: family.refreshHash!)?.1 == .previous)
+        let family2 = try #require(try await store.family(id: "f1"))
         // Rotation extends the session to the new refresh expiry.
         #expect(try await store.session(id: "s1")?.expiresAt == Self.now.addingTimeInterval(9000))
         try await store.revokeFamily(id: "f1", at: Self.now)
-        #expect(try await !store.rotateRefresh(familyId: "f1", from: family.refreshHash!, to: "r3", expiresAt: Self.now,
+        #expect(try await !store.rotateRefresh(familyId: "f1", from: family2.refreshHash!, to: "r3", expiresAt: Self.now,
                                                graceResponse: nil, at: Self.now))
         try await store.close()
     }

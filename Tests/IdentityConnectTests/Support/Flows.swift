@@ -64,3 +64,19 @@ enum Flows {
         return response.json
     }
 }
+
+extension Flows {
+    static func refresh(_ client: any TestClientProtocol, _ token: String, clientId: String = TestBroker.appKey,
+                        extra: [(String, String)] = []) async throws -> TestResponse {
+        try await client.postForm("/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", clientId)] + extra,
+                                  headers: basicAuth(TestBroker.appKey, TestBroker.appSecret))
+    }
+
+    static func validate(_ client: any TestClientProtocol, _ token: String) async throws -> TestResponse {
+        try await client.get("/oauth/validate?access_token=\(RedirectURL.encode(token))")
+    }
+
+    static func introspect(_ client: any TestClientProtocol, _ token: String) async throws -> [String: Any] {
+        try await client.postForm("/oauth/introspect", [("token", token)], headers: basicAuth(TestBroker.appKey, TestBroker.appSecret)).json
+    }
+}

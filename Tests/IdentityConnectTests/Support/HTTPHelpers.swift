@@ -45,7 +45,7 @@ extension TestResponse {
         var result: [String: String] = [:]
         for field in headers[values: .setCookie] {
             let pair = field.split(separator: ";").first ?? ""
-            let parts = pair.split(separator: "=", maxSplits: 1)
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             if parts.count == 2 { result[String(parts[0]).trimmingCharacters(in: .whitespaces)] = String(parts[1]) }
         }
         return result

@@ -69,7 +69,7 @@ struct TestBroker {
     static let defaultRegistry = ConnectorRegistry([StaticConnectorFactory()])
 
     static func make(files: [String: String] = defaultConfig(), environment: [String: String] = [:],
-                     registry: ConnectorRegistry = defaultRegistry) async throws -> TestBroker {
+                     registry: ConnectorRegistry = defaultRegistry, clock: ManualClock = ManualClock(Date())) async throws -> TestBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idc-test-\(UUID().uuidString)")
         let configDirectory = directory.appendingPathComponent("config")
         for (name, content) in files {
@@ -77,7 +77,6 @@ struct TestBroker {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try content.write(to: url, atomically: true, encoding: .utf8)
         }
-        let clock = ManualClock(Date())
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let prepared = try await BrokerBootstrap.prepare(

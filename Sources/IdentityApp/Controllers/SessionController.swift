@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import OAuthEngine
+
+/// Token validation and session endpoints: `/oauth/validate`, `/oauth/introspect`,
+/// `/oauth/userinfo`, `/oauth/revoke`, `/oauth/logout` (SPEC §3.5, §3.6).
+struct SessionController {
+    let services: AppServices
+    static let ssoCookie = "idc_sso"
+
+    private var engine: BrokerEngine { services.engine }
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.refuseOtherMethods("oauth/validate", allow: [.get])
+        group.get("oauth/validate") { request, _ in
+            let parameters = try RequestParameters.query(request)
+            guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
+                throw OAuthError.invalidRequest("The parameter 'access_token' is required.")
+            }
+            let view = try await engine.validate(accessToken: token, basic: try RequestParameters.basic(request))
+            return Responses.json(view.body)
+        }
+        group.refuseOtherMethods("oauth/introspect", allow: [.post])
+        group.post("oauth/introspect") { request, context in
+            let parameters = try await RequestParameters.body(request, context: context)
+            return Responses.json(try await engine.introspect(parameters, basic: try RequestParameters.basic(request)))
+        }
+        group.refuseOtherMethods("oauth/userinfo", allow: [.get, .post])
+        group.get("oauth/userinfo") { request, _ in try await userInfo(request, parameters: try RequestParameters.query(request)) }
+        group.post("oauth/userinfo") { request, context in
+            try await userInfo(request, parameters: try await RequestParameters.body(request, context: context))
+        }
+        group.refuseOtherMethods("oauth/revoke", allow: [.post])
+        group.post("oauth/revoke") { request, context in
+            let parameters = try await RequestParameters.body(request, context: context)
+            try await engine.revoke(parameters, basic: try RequestParameters.basic(request))
+            return Responses.json([String: String]())
+        }
+        group.refuseOtherMethods("oauth/logout", allow: [.get, .post])
+        group.get("oauth/logout") { request, _ in await logout(request, parameters: { try RequestParameters.query(request) }) }
+        group.post("oauth/logout") { request, context in
+            await logout(request, parameters: { try await RequestParameters.body(request, context: context) })
+        }
+    }
+
+    private func userInfo(_ request: Request, parameters: OAuthParameters) async throws -> Response {
+        guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
+            throw OAuthError.invalidToken("An access token is required.")
+        }
+        return Responses.json(try await engine.userInfo(accessToken: token))
+    }
+
+    private func logout(_ request: Request, parameters: () async throws -> OAuthParameters) async -> Response {
+        var response: Response
+        do {
+            switch try await engine.logout(try await parameters(), ssoToken: request.cookies[Self.ssoCookie]?.value) {
+            case .redirect(let location): response = Responses.redirect(location)
+            case .signedOut: response = services.pages.signedOutPage()
+            }
+        } catch let error as OAuthError {
+            response = services.pages.errorPage(error)
+        } catch {
+            response = services.pages.errorPage(.internalFailure("\(error)"))
+        }
+        response.setCookie(Cookie(name: Self.ssoCookie, value: "", maxAge: 0, path: "/", secure: services.secureCookies,
+                                  httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    /// The token of an `Authorization: Bearer` header, if there is one.
+    static func bearer(_ request: Request) throws -> String? {
+        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            return nil
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { throw OAuthError.invalidToken("The bearer token is empty.") }
+        return token
+    }
+
+    /// Sets the SSO cookie after a browser sign-in.
+    static func setSSOCookie(_ cookie: SSOCookie?, on response: inout Response, secure: Bool) {
+        guard let cookie else { return }
+        response.setCookie(Cookie(name: ssoCookie, value: cookie.value, maxAge: cookie.maxAge, path: "/", secure: secure,
+                                  httpOnly: true, sameSite: .lax))
+    }
+}

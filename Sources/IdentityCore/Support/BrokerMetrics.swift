@@ -1,0 +1,19 @@
+/// Events the engine reports for monitoring. The application turns them into Prometheus
+/// metrics; tests and tools can ignore them.
+public protocol BrokerMetricsSink: Sendable {
+    /// A sign-in attempt: connector type (`static`, `ldap`, …) and outcome
+    /// (`success`, `rejected`, `unavailable`, `error`, `throttled`).
+    func login(connector: String, outcome: String)
+    /// An upstream token refresh: outcome `refreshed`, `ended`, `unavailable`.
+    func upstreamRefresh(connector: String, outcome: String)
+    /// A vault operation: `seal`, `open`, `reseal`.
+    func vault(_ operation: String)
+}
+
+/// Discards every event.
+public struct NoMetrics: BrokerMetricsSink {
+    public init() {}
+    public func login(connector: String, outcome: String) {}
+    public func upstreamRefresh(connector: String, outcome: String) {}
+    public func vault(_ operation: String) {}
+}

@@ -1,0 +1,39 @@
+import Foundation
+import IdentityCore
+
+extension BrokerEngine {
+    /// One password attempt against an auth service's connector, with throttling (SPEC §3.7) and
+    /// login metrics. Returns the identity, or the error to show (`access_denied`; 429 when
+    /// throttled). Outages are thrown as OAuth errors (503 / 502).
+    func attemptPassword(_ credentials: PasswordCredentials, client: ResolvedClient,
+                         clientAddress: String?) async throws -> Result<ConnectorIdentity, OAuthError> {
+        let type = client.service.provider.type
+        guard let connector = client.authService.connector as? any PasswordConnector else {
+            throw OAuthError.unauthorizedClient("This auth service does not accept passwords.")
+        }
+        let keys = LoginThrottle.keys(namespace: client.authService.namespace, username: credentials.username, address: clientAddress)
+        guard throttle.allow(keys, now: clock.now()) else {
+            metrics.login(connector: type, outcome: "throttled")
+            return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429))
+        }
+        let result: LoginResult
+        do {
+            result = try await connector.login(credentials)
+        } catch {
+            let failure = Self.connectorError(error)
+            metrics.login(connector: type, outcome: failure.code == .temporarilyUnavailable ? "unavailable" : "error")
+            logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(failure.debug ?? failure.errorDescription)"])
+            throw failure
+        }
+        switch result {
+        case .rejected(let rejection):
+            throttle.recordFailure(keys, now: clock.now())
+            metrics.login(connector: type, outcome: "rejected")
+            return .failure(.accessDenied(rejection.message))
+        case .authenticated(let identity):
+            throttle.recordSuccess(keys)
+            metrics.login(connector: type, outcome: "success")
+            return .success(identity)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+
+extension BrokerEngine {
+    /// `POST /oauth/revoke` (RFC 7009). A refresh token revokes its family and its sign-in session
+    /// (which drops the sealed upstream token); an access token is revoked on its own. Unknown
+    /// tokens and tokens of other environments are ignored: the answer is always 200.
+    public func revoke(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws {
+        let caller = try ClientAuthenticator(directory: state.directory).authenticate(parameters, basic: basic)
+        let token = try parameters.require("token")
+        guard token.utf8.count <= 16_384 else { return }
+        let now = clock.now()
+        if let (family, _) = try await guarded("refresh lookup", { try await store.family(refreshHash: Secrets.hash(token)) }) {
+            guard state.directory.resolve(family.clientId)?.appKey == caller.client.appKey else { return }
+            try await guarded("revoke") {
+                try await store.revokeFamily(id: family.id, at: now)
+                try await store.revokeSession(id: family.sessionId, at: now)
+            }
+            return
+        }
+        guard let (jti, familyId, expiresAt) = try await accessTokenIdentity(token) else { return }
+        guard let context = try await guarded("access context", { try await store.accessContext(familyId: familyId, jti: jti) }),
+              state.directory.resolve(context.family.clientId)?.appKey == caller.client.appKey else { return }
+        try await guarded("revoke access token") { try await store.revokeAccessToken(jti: jti, expiresAt: expiresAt) }
+    }
+
+    /// jti, family and expiry of an access token whose signature (or storage record) is genuine,
+    /// expired or not.
+    private func accessTokenIdentity(_ token: String) async throws -> (String, String, Date)? {
+        if token.contains(".") {
+            guard let parts = state.keys.verify(token, type: "at+jwt"),
+                  let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload) else { return nil }
+            return (claims.jti, claims.fid, Date(timeIntervalSince1970: TimeInterval(claims.exp)))
+        }
+        guard token.utf8.count <= 256,
+              let opaque = try await guarded("opaque token", { try await store.opaqueToken(hash: Secrets.hash(token)) }) else { return nil }
+        return (opaque.jti, opaque.familyId, opaque.expiresAt)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+
+/// A verified, live access token with what it belongs to.
+public struct VerifiedAccessToken: Sendable {
+    public let jti: String
+    public let scope: String
+    public let issuedAt: Date
+    public let expiresAt: Date
+    public let family: TokenFamily
+    public let session: LoginSession
+    public let client: ResolvedClient
+}
+
+extension BrokerEngine {
+    /// Verifies an access token (JWT or opaque) and checks storage: family and session live, the
+    /// token not revoked, not expired. Every failure is `invalid_token` with no detail for the caller.
+    public func verifyAccessToken(_ token: String) async throws -> VerifiedAccessToken {
+        let now = clock.now()
+        let state = self.state
+        let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
+        let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
+        if token.contains(".") {
+            guard let parts = state.keys.verify(token, type: "at+jwt"),
+                  let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload),
+                  claims.iss == issuer else { throw invalid }
+            (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
+            issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
+            expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
+        } else {
+            guard token.utf8.count <= 256,
+                  let opaque = try await guarded("opaque token", { try await store.opaqueToken(hash: Secrets.hash(token)) }) else {
+                throw invalid
+            }
+            (jti, familyId, scope, sessionId) = (opaque.jti, opaque.familyId, opaque.scope, nil)
+            (issuedAt, expiresAt) = (opaque.issuedAt, opaque.expiresAt)
+        }
+        guard now < expiresAt else { throw invalid }
+        guard let context = try await guarded("access context", { try await store.accessContext(familyId: familyId, jti: jti) }),
+              !context.accessTokenRevoked, context.family.revokedAt == nil, context.session.isActive(at: now),
+              sessionId == nil || sessionId == context.session.id,
+              let client = state.directory.resolve(context.family.clientId) else { throw invalid }
+        return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
+                                   family: context.family, session: context.session, client: client)
+    }
+
+    /// The upstream token of a session, opened from the vault.
+    public func upstreamToken(of session: LoginSession, namespace: String) throws -> UpstreamToken? {
+        guard let sealed = session.sealedUpstream else { return nil }
+        let data = try vault.open(sealed, Self.upstreamBinding(sessionId: session.id, namespace: namespace))
+        metrics.vault("open")
+        return try JSONDecoder().decode(UpstreamToken.self, from: data)
+    }
+}
