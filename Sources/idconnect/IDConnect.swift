@@ -10,7 +10,7 @@ struct IDConnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "idconnect",
         abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
-        subcommands: [Serve.self, ConfigCommand.self, HashPassword.self])
+        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, HashPassword.self])
 }
 
 /// Shared `--config` option.
@@ -30,12 +30,19 @@ extension FileHandle: @retroactive TextOutputStream {
     public func write(_ string: String) { write(Data(string.utf8)) }
 }
 
+/// Logs: JSON lines on stderr by default; `IDCONNECT_LOG_FORMAT=text` for people reading a terminal.
+/// `IDCONNECT_LOG_LEVEL` sets the level (default info).
 func bootstrapLogging() -> Logger {
-    let level = ProcessInfo.processInfo.environment["IDCONNECT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+    let environment = ProcessInfo.processInfo.environment
+    let level = environment["IDCONNECT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+    let text = environment["IDCONNECT_LOG_FORMAT"] == "text"
     LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = level
-        return handler
+        if text {
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return JSONLogHandler(label: label, level: level)
     }
     return Logger(label: "idconnect")
 }

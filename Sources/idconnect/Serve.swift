@@ -33,6 +33,6 @@ struct Serve: AsyncParsableCommand {
             "issuer": "\(prepared.settings.issuer)", "listen": "\(prepared.settings.host):\(prepared.settings.port)",
             "storage": "\(prepared.settings.storage.redacted)",
         ])
-        try await buildApplication(prepared, logger: logger).runService()
+        try await runBroker(prepared, logger: logger)
     }
 }

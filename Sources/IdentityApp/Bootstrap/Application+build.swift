@@ -4,24 +4,41 @@ import Logging
 import OAuthEngine
 import ServiceLifecycle
 
-/// Builds the HTTP application around a prepared broker.
-public func buildApplication(_ prepared: PreparedBroker, logger: Logger) -> some ApplicationProtocol {
-    let router = buildRouter(prepared.engine)
+/// Builds the HTTP application around a prepared broker, with its background services:
+/// storage closing last, housekeeping, and SIGHUP reload.
+public func buildApplication(_ prepared: PreparedBroker, logger: Logger,
+                             maintenanceInterval: Duration = .seconds(60)) -> some ApplicationProtocol {
+    let router = buildRouter(prepared.engine, metrics: prepared.metrics)
     return Application(
         router: router,
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
-        services: [StoreCloser(store: prepared.engine.store)],
+        services: [
+            StoreCloser(store: prepared.engine.store),
+            MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
+            ReloadService(prepared: prepared, logger: logger),
+        ],
         logger: logger)
 }
 
+/// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish (SPEC §1).
+public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
+    var configuration = ServiceGroupConfiguration(
+        services: [.init(service: buildApplication(prepared, logger: logger))],
+        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    configuration.maximumGracefulShutdownDuration = .seconds(10)
+    configuration.maximumCancellationDuration = .seconds(5)
+    try await ServiceGroup(configuration: configuration).run()
+}
+
 /// The router with every endpoint and middleware; also used directly by tests.
-public func buildRouter(_ engine: BrokerEngine) -> Router<AppRequestContext> {
+public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = MetricsRegistry()) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
-    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: BodyLimitMiddleware(limit: 1 << 20))
     let services = AppServices(engine: engine, pages: Pages())
     WellKnownController(services: services).register(on: router)
+    HealthController(services: services, metrics: metrics).register(on: router)
     let authorize = AuthorizeController(services: services)
     let tempLogin = TempLoginController(services: services, authorize: authorize)
     let token = TokenController(services: services)

@@ -11,6 +11,8 @@ public struct PreparedBroker: Sendable {
     public let settings: BrokerSettings
     public let registry: ConnectorRegistry
     public let options: ServeOptions
+    public let environment: [String: String]
+    public let metrics: MetricsRegistry
 }
 
 /// Loads configuration, opens storage and the vault, loads signing keys, builds connectors.
@@ -61,9 +63,11 @@ public enum BrokerBootstrap {
         let keys = try await SigningKeyRing.load(
             store: store, vault: vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
             clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
+        let metrics = MetricsRegistry()
         let engine = BrokerEngine(issuer: settings.issuer, state: EngineState(config: config, directory: directory, keys: keys),
-                                  store: store, vault: vault, clock: clock, logger: logger)
-        return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options)
+                                  store: store, vault: vault, clock: clock, logger: logger, metrics: metrics)
+        return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
+                              environment: environment, metrics: metrics)
     }
 
     public static func openStore(_ location: StorageLocation) async throws -> any BrokerStore {

@@ -7,6 +7,7 @@ import Logging
 /// carry codes and tokens), status and duration. The id is also returned as `X-Request-Id`.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+    let metrics: MetricsRegistry
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let requestId = context.id
@@ -14,7 +15,10 @@ struct RequestLogMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[.requestId] = requestId
         let elapsed = ContinuousClock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let milliseconds = seconds * 1000
+        metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
+                        status: Int(response.status.code), seconds: seconds)
         context.logger.info("request", metadata: [
             "method": .string(request.method.rawValue),
             "path": .string(Self.loggablePath(request.uri.path)),

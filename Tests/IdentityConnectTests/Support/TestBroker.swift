@@ -13,6 +13,7 @@ struct TestBroker {
     let directory: URL
     let clock: ManualClock
     let engine: BrokerEngine
+    let prepared: PreparedBroker
 
     static let appKey = "kid_test"
     static let appSecret = "test-app-secret-1234"
@@ -84,18 +85,24 @@ struct TestBroker {
                                   storage: "sqlite:\(directory.appendingPathComponent("data/broker.sqlite").path)"),
             registry: registry, clock: clock,
             environment: ["TEST_APP_SECRET": appSecret].merging(environment) { $1 }, logger: logger)
-        return TestBroker(directory: directory, clock: clock, engine: prepared.engine)
+        return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared)
     }
 
     /// Serves the broker on an ephemeral loopback port for the duration of `body`.
     func withClient<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         var logger = Logger(label: "test-http")
         logger.logLevel = .critical
-        let app = Application(router: buildRouter(engine), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        let app = Application(router: buildRouter(engine, metrics: prepared.metrics), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               logger: logger)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try await app.test(.live, body)
     }
 
     var databasePath: String { directory.appendingPathComponent("data/broker.sqlite").path }
+    var configDirectory: URL { directory.appendingPathComponent("config") }
+
+    /// Replaces (or adds) one config file.
+    func writeConfig(_ name: String, _ content: String) throws {
+        try content.write(to: configDirectory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
 }

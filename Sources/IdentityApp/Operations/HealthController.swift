@@ -1,0 +1,41 @@
+import Hummingbird
+import IdentityCore
+import OAuthEngine
+
+/// `/healthz` (process up), `/readyz` (storage reachable, config loaded) and `/metrics` (SPEC §1).
+struct HealthController {
+    let services: AppServices
+    let metrics: MetricsRegistry
+
+    func register(on router: Router<AppRequestContext>) {
+        router.get("healthz") { _, _ in Responses.json(["status": "ok"], noStore: true) }
+        router.get("readyz") { _, context in
+            do {
+                try await withTimeout(seconds: 2) { try await services.engine.store.ping() }
+                return Responses.json(["status": "ready"])
+            } catch {
+                context.logger.warning("not ready: storage unreachable", metadata: ["error": "\(error)"])
+                return Responses.json(["status": "unavailable", "reason": "storage unreachable"], status: .serviceUnavailable)
+            }
+        }
+        router.get("metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                     body: .init(byteBuffer: .init(string: metrics.render())))
+        }
+    }
+}
+
+struct TimeoutError: Error {}
+
+/// Runs `work`, giving up after `seconds`.
+func withTimeout<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await work() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            throw TimeoutError()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

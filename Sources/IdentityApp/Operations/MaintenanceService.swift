@@ -1,0 +1,55 @@
+import Foundation
+import IdentityCore
+import Logging
+import OAuthEngine
+import ServiceLifecycle
+
+/// Background housekeeping (SPEC §7): deletes expired codes, sessions and tokens, prunes the
+/// login throttle, and picks up signing keys rotated by `idconnect keys rotate` or another instance.
+public struct MaintenanceService: Service {
+    let engine: BrokerEngine
+    let interval: Duration
+    let logger: Logger
+
+    public init(engine: BrokerEngine, interval: Duration, logger: Logger) {
+        self.engine = engine
+        self.interval = interval
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            await runOnce()
+        }
+    }
+
+    public func runOnce() async {
+        do {
+            let removed = try await engine.store.purgeExpired(before: engine.clock.now())
+            engine.throttle.prune(now: engine.clock.now())
+            if removed > 0 { logger.info("expired records removed", metadata: ["count": "\(removed)"]) }
+            try await reloadKeysIfChanged()
+        } catch {
+            logger.warning("maintenance failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Rebuilds the key ring when storage holds a different set of keys.
+    public func reloadKeysIfChanged() async throws {
+        let state = engine.state
+        let stored = try await engine.store.signingKeys()
+        let now = engine.clock.now()
+        let live = Set(stored.filter { $0.removeAfter.map { $0 > now } ?? true }.map(\.kid))
+        guard live != Set(state.keys.verificationKeys.keys) else { return }
+        let algorithm = JWSAlgorithm(rawValue: state.config.signingAlgorithm.rawValue) ?? .rs256
+        let ring = try await SigningKeyRing.load(store: engine.store, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
+                                                 retention: BrokerEngine.keyRetention(for: state.config), blocking: BlockingPool())
+        engine.updateKeys(ring)
+        logger.info("signing keys reloaded", metadata: ["active": "\(ring.active.kid)"])
+    }
+}

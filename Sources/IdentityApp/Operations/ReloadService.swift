@@ -1,0 +1,57 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import Logging
+import OAuthEngine
+import ServiceLifecycle
+import UnixSignals
+
+/// Reloads `console-config/` on SIGHUP without dropping requests (SPEC §2). A configuration with
+/// problems is rejected and the old one stays. Storage, vault and issuer changes need a restart.
+public struct ReloadService: Service {
+    let prepared: PreparedBroker
+    let logger: Logger
+
+    public init(prepared: PreparedBroker, logger: Logger) {
+        self.prepared = prepared
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in signals.cancelOnGracefulShutdown() {
+            await reload()
+        }
+    }
+
+    /// Loads, checks and swaps in the configuration; returns whether it took effect.
+    @discardableResult
+    public func reload() async -> Bool {
+        let engine = prepared.engine
+        do {
+            let (config, directory) = try BrokerBootstrap.loadConfig(
+                directory: prepared.options.configDirectory, registry: prepared.registry, issuer: engine.issuer,
+                environment: prepared.environment, clock: engine.clock, logger: logger)
+            let old = engine.state
+            var keys = old.keys
+            if config.signingAlgorithm != old.config.signingAlgorithm {
+                keys = try await SigningKeyRing.load(
+                    store: engine.store, vault: engine.vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
+                    clock: engine.clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
+            }
+            if config.storage != old.config.storage || config.server.issuer != old.config.server.issuer
+                || config.vaultKeys?.map(\.id) != old.config.vaultKeys?.map(\.id) {
+                logger.warning("storage, issuer and vault changes take effect after a restart")
+            }
+            engine.replaceState(EngineState(config: config, directory: directory, keys: keys))
+            logger.info("configuration reloaded", metadata: ["environments": "\(config.environments.count)"])
+            return true
+        } catch let problems as ConfigProblems {
+            logger.error("configuration reload rejected; the previous configuration stays",
+                         metadata: ["problems": .array(problems.problems.map { .string($0.description) })])
+        } catch {
+            logger.error("configuration reload failed; the previous configuration stays", metadata: ["error": "\(error)"])
+        }
+        return false
+    }
+}

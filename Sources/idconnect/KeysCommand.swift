@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import IdentityApp
+import IdentityCore
+import Logging
+import OAuthEngine
+
+/// `idconnect keys rotate`: a new signing key becomes active; old keys stay in the JWKS until
+/// every token they signed has expired (SPEC §1). Running brokers pick the new key up within a
+/// minute (or at once on SIGHUP).
+struct KeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "keys", abstract: "Manage token signing keys.",
+                                                    subcommands: [Rotate.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a new signing key active.")
+
+        @OptionGroup var configOption: ConfigOption
+        @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+
+        func run() async throws {
+            let logger = bootstrapLogging()
+            let tools = try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
+                                                     registry: ConnectorCatalog.registry, logger: logger)
+            let kid = try await tools.rotateSigningKey()
+            print("New active signing key: \(kid). Previous keys stay published for \(Int(tools.keyRetention)) s.")
+        }
+    }
+}

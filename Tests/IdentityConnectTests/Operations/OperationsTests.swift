@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import IdentityApp
+import IdentityCore
+import Logging
+import StaticConnector
+import Testing
+
+@Suite("Operations: health, readiness, metrics, reload, key rotation, garbage collection")
+struct OperationsTests {
+    static var quiet: Logger {
+        var logger = Logger(label: "ops-test")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    @Test("healthz and readyz answer 200; metrics count requests, logins and vault operations")
+    func healthAndMetrics() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            #expect(try await client.get("/healthz").status == .ok)
+            #expect(try await client.get("/readyz").status == .ok)
+            _ = try await Flows.tokens(client)
+            _ = try await Flows.automatedLogin(client, password: "wrong")
+            let text = try await client.get("/metrics").text
+            #expect(text.contains(#"idconnect_http_requests_total{route="/oauth/token",method="POST",status="200"} 1"#))
+            #expect(text.contains(#"idconnect_logins_total{connector="static",outcome="success"} 1"#))
+            #expect(text.contains(#"idconnect_logins_total{connector="static",outcome="rejected"} 1"#))
+            #expect(text.contains(#"idconnect_http_request_duration_seconds_bucket{route="/oauth/token",le="+Inf"} 1"#))
+            #expect(text.contains("# TYPE idconnect_upstream_refreshes_total counter"))
+            // Raw paths with secrets never become labels.
+            #expect(!text.contains("/oauth/authenticate/") || text.contains("/oauth/authenticate/{id}") || text.contains("/oauth/authenticate/:id"))
+        }
+    }
+
+    @Test("readyz answers 503 when storage is gone")
+    func notReady() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            try await broker.engine.store.close()
+            let response = try await client.get("/readyz")
+            #expect(response.status == .serviceUnavailable)
+            #expect(try await client.get("/healthz").status == .ok)
+        }
+    }
+
+    @Test("SIGHUP reload: a good file takes effect, a bad one is rejected and the old config keeps serving")
+    func reload() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            let service = ReloadService(prepared: broker.prepared, logger: Self.quiet)
+            try broker.writeConfig("environments/extra.yaml", """
+            environments:
+              - appKey: kid_new
+                appSecret: new-secret-1234
+                authServices:
+                  - id: s
+                    redirectUri: [ "\(TestBroker.redirect)" ]
+                    provider: { type: static, options: { users: [ { username: zed, passwordHash: "\(TestBroker.hashes["alice"]!)" } ] } }
+            """)
+            #expect(await service.reload())
+            let newClient = try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", "zed"), ("password", "alicepw")],
+                                                      headers: basicAuth("kid_new", "new-secret-1234"))
+            #expect(newClient.status == .ok)
+            try broker.writeConfig("environments/extra.yaml", "environments:\n  - appKey: kid_new\n    typo: true\n")
+            #expect(await !service.reload())
+            #expect(try await Flows.tokens(client)["access_token"] is String)
+            let stillThere = try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", "zed"), ("password", "alicepw")],
+                                                       headers: basicAuth("kid_new", "new-secret-1234"))
+            #expect(stillThere.status == .ok)
+        }
+    }
+
+    @Test("keys rotate: the new key signs, the old one stays in the JWKS and old tokens keep validating")
+    func keyRotation() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            let old = try #require(try await Flows.tokens(client)["access_token"] as? String)
+            let oldKid = broker.engine.state.keys.active.kid
+            let tools = try await OperatorTools.open(configDirectory: broker.configDirectory.path, storage: "sqlite:\(broker.databasePath)",
+                                                     registry: TestBroker.defaultRegistry, environment: ["TEST_APP_SECRET": TestBroker.appSecret],
+                                                     clock: broker.clock, logger: Self.quiet)
+            let newKid = try await tools.rotateSigningKey()
+            try await MaintenanceService(engine: broker.engine, interval: .seconds(60), logger: Self.quiet).reloadKeysIfChanged()
+            #expect(broker.engine.state.keys.active.kid == newKid)
+            let jwks = try await client.get("/.well-known/jwks.json").text
+            #expect(jwks.contains(oldKid) && jwks.contains(newKid))
+            #expect(try await Flows.validate(client, old).status == .ok)
+            let fresh = try #require(try await Flows.tokens(client)["access_token"] as? String)
+            let header = String(decoding: Data(base64URL: fresh.split(separator: ".")[0])!, as: UTF8.self)
+            #expect(header.contains(newKid))
+            // After the retention period the old key leaves the JWKS.
+            broker.clock.advance(tools.keyRetention + 1)
+            try await MaintenanceService(engine: broker.engine, interval: .seconds(60), logger: Self.quiet).reloadKeysIfChanged()
+            #expect(!(try await client.get("/.well-known/jwks.json").text.contains(oldKid)))
+        }
+    }
+
+    @Test("garbage collection removes expired codes, pending authorizations and sessions")
+    func garbageCollection() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            _ = try await Flows.automatedLogin(client)
+            _ = try await client.postForm("/oauth/auth", [("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect), ("response_type", "code")])
+            broker.clock.advance(86_400 + 120)
+            let removed = try await broker.engine.store.purgeExpired(before: broker.clock.now())
+            #expect(removed >= 2)
+            broker.clock.advance(1_209_600 + 10)
+            _ = try await Flows.tokens(client)
+            broker.clock.advance(1_209_600 + 3_700)
+            #expect(try await broker.engine.store.purgeExpired(before: broker.clock.now()) >= 2)
+        }
+    }
+}
