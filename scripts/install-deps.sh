@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need (root, or sudo when available).
 set -euo pipefail
-packages=(pkg-config libsqlite3-dev libssl-dev curl python3)
+# build: pkg-config, SQLite and OpenSSL headers; tests: curl, python3, headless Chromium and its
+# driver (the browser test), wrk (the performance measurements).
+packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -11,6 +13,6 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_cmd=""
   [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  $sudo_cmd apt-get update -qq
-  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
+  $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi

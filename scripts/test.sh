@@ -12,4 +12,5 @@ echo "== build finished in $(( $(date +%s) - started ))s"
 
 swift test --skip-build
 scripts/smoke.sh
+scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"

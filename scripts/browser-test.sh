@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs Tests/browser/login_test.py: the hosted login page in a real headless Chromium against
+# the built `idconnect` serving a copy of the shipped console-config.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="$(swift build --show-bin-path)/idconnect"
+venv=.venv-test
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -c 'import selenium' 2>/dev/null || "$venv/bin/pip" install -q 'selenium>=4.20,<5'
+work=$(mktemp -d)
+port=$(( 20000 + RANDOM % 2000 ))
+base="http://127.0.0.1:$port"
+cp -r console-config "$work/config"
+"$bin" serve --config "$work/config" --port "$port" --issuer "$base" --storage "sqlite:$work/db.sqlite" >"$work/serve.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+"$venv/bin/python" Tests/browser/login_test.py "$base"
