@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "idconnect", targets: ["idconnect"]),
+        .executable(name: "authlink-sample", targets: ["AuthLinkSample"]),
+        .library(name: "AuthLinkKit", targets: ["AuthLinkKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -19,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(name: "IdentityCore", dependencies: [
@@ -46,13 +49,26 @@ let package = Package(
         .target(name: "StaticConnector", dependencies: [
             "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], path: "Connectors/StaticConnector"),
+        .target(name: "ConnectorHTTP", dependencies: [
+            "IdentityCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ], path: "Connectors/ConnectorHTTP"),
+        .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
+        .target(name: "SAMLWrapConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/SAMLWrapConnector"),
+        .target(name: "AuthLinkKit", dependencies: [
+            "IdentityCore", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], path: "Connectors/AuthLinkKit"),
+        .executableTarget(name: "AuthLinkSample", dependencies: [
+            "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
-            "IdentityApp", "IdentityCore", "StaticConnector",
+            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
-            "IdentityApp", "StaticConnector",
+            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
         ]),

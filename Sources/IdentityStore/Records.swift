@@ -262,3 +262,29 @@ public struct SSORecord: Sendable, Codable, Equatable {
         self.expiresAt = expiresAt
     }
 }
+
+/// One vault-sealed value in storage.
+public struct SealedValue: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// `sessions.upstream`: owner = session id, scope = auth service id.
+        case sessionUpstream
+        /// `signing_keys.private_key`: owner = kid.
+        case signingKey
+        /// `token_families.grace_response`: owner = family id.
+        case refreshGrace
+    }
+
+    public var kind: Kind
+    /// The owning row's id (the vault binding's owner).
+    public var id: String
+    /// The binding's scope (auth service id for upstream tokens, empty otherwise).
+    public var scope: String
+    public var data: Data
+
+    public init(kind: Kind, id: String, scope: String, data: Data) {
+        self.kind = kind
+        self.id = id
+        self.scope = scope
+        self.data = data
+    }
+}

@@ -66,6 +66,13 @@ public protocol SSOStore: Sendable {
     func deleteSSORecord(hash: String) async throws
 }
 
+/// Every value the vault sealed, page by page, for `idconnect vault rotate`.
+public protocol SealedValueStore: Sendable {
+    func sealedValues(_ kind: SealedValue.Kind, after cursor: String?, limit: Int) async throws -> [SealedValue]
+    /// Replaces the ciphertext only if the row still holds `value.data` (a concurrent update wins).
+    func replaceSealed(_ value: SealedValue, with sealed: Data) async throws -> Bool
+}
+
 /// Health and housekeeping.
 public protocol MaintenanceStore: Sendable {
     /// Cheap round trip to the database, for `/readyz`.
@@ -77,4 +84,4 @@ public protocol MaintenanceStore: Sendable {
 
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
-    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & MaintenanceStore
+    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & MaintenanceStore

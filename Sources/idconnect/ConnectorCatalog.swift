@@ -1,9 +1,11 @@
+import AuthLinkConnector
 import IdentityCore
+import SAMLWrapConnector
 import StaticConnector
 
 /// Every connector this build ships, registered by provider type. The core imports none of them.
 enum ConnectorCatalog {
     static var registry: ConnectorRegistry {
-        ConnectorRegistry([StaticConnectorFactory()])
+        ConnectorRegistry([StaticConnectorFactory(), AuthLinkConnectorFactory(), SAMLWrapConnectorFactory()])
     }
 }

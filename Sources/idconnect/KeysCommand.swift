@@ -27,3 +27,28 @@ struct KeysCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `idconnect vault rotate`: re-seals every stored upstream token (and signing key, and refresh
+/// grace answer) under the newest vault key while brokers keep serving (SPEC §1, §4).
+///
+/// Procedure: put the new key first in `vault.keys`, SIGHUP every broker, run this, and only
+/// then remove the old key.
+struct VaultCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "vault", abstract: "Manage the vault that seals upstream tokens.",
+                                                    subcommands: [Rotate.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Re-seal everything under the newest vault key.")
+
+        @OptionGroup var configOption: ConfigOption
+        @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+
+        func run() async throws {
+            let logger = bootstrapLogging()
+            let tools = try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
+                                                     registry: ConnectorCatalog.registry, logger: logger)
+            let result = try await tools.rotateVault()
+            print("Vault rotation to key '\(tools.vault.activeKeyId)': \(result).")
+        }
+    }
+}

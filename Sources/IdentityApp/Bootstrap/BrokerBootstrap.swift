@@ -64,8 +64,9 @@ public enum BrokerBootstrap {
             store: store, vault: vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
             clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
         let metrics = MetricsRegistry()
-        let engine = BrokerEngine(issuer: settings.issuer, state: EngineState(config: config, directory: directory, keys: keys),
-                                  store: store, vault: vault, clock: clock, logger: logger, metrics: metrics)
+        let engine = BrokerEngine(issuer: settings.issuer,
+                                  state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
+                                  store: store, clock: clock, logger: logger, metrics: metrics)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
                               environment: environment, metrics: metrics)
     }
@@ -85,7 +86,7 @@ public enum BrokerBootstrap {
 
     /// The vault from `vault.keys`, or — for a single SQLite instance — a key file next to the
     /// database, created on first start (mode 0600).
-    static func openVault(config: BrokerConfig, storage: StorageLocation, logger: Logger) throws -> Vault {
+    public static func openVault(config: BrokerConfig, storage: StorageLocation, logger: Logger) throws -> Vault {
         if let keys = config.vaultKeys, !keys.isEmpty {
             return try Vault(keys: keys.map { try Vault.Key(id: $0.id, bytes: $0.secret) })
         }

@@ -33,4 +33,50 @@ public struct OperatorTools: Sendable {
         return try await SigningKeyRing.rotate(store: store, vault: vault, algorithm: algorithm, clock: clock,
                                                retention: keyRetention, blocking: BlockingPool())
     }
+
+    /// What `vault rotate` did.
+    public struct VaultRotation: Sendable, CustomStringConvertible {
+        public var resealed = 0
+        public var alreadyCurrent = 0
+        /// Changed by the running broker meanwhile (already sealed under the new key by it).
+        public var changedMeanwhile = 0
+
+        public var description: String {
+            "re-sealed \(resealed), already under the active key \(alreadyCurrent), changed meanwhile \(changedMeanwhile)"
+        }
+    }
+
+    /// Re-seals every stored upstream token, signing key and grace response under the active
+    /// vault key, while brokers keep serving (each row is swapped only if unchanged).
+    public func rotateVault(batchSize: Int = 500) async throws -> VaultRotation {
+        var result = VaultRotation()
+        for kind in SealedValue.Kind.allCases {
+            var cursor: String?
+            while true {
+                let page = try await store.sealedValues(kind, after: cursor, limit: batchSize)
+                guard let last = page.last else { break }
+                cursor = last.id
+                for value in page {
+                    guard let resealed = try vault.reseal(value.data, Self.binding(for: value)) else {
+                        result.alreadyCurrent += 1
+                        continue
+                    }
+                    if try await store.replaceSealed(value, with: resealed) {
+                        result.resealed += 1
+                    } else {
+                        result.changedMeanwhile += 1
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    static func binding(for value: SealedValue) -> Vault.Binding {
+        switch value.kind {
+        case .sessionUpstream: BrokerEngine.upstreamBinding(sessionId: value.id, authServiceId: value.scope)
+        case .signingKey: SigningKeyRing.binding(kid: value.id)
+        case .refreshGrace: BrokerEngine.graceBinding(familyId: value.id)
+        }
+    }
 }

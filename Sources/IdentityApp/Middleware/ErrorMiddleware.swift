@@ -41,9 +41,11 @@ struct ErrorMiddleware: RouterMiddleware {
 struct BodyLimitMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let limit: Int
+    /// The data-link gateway streams larger bodies and applies its own limit.
+    let exemptPrefix: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+        if !request.uri.path.hasPrefix(exemptPrefix), let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             return Responses.error(OAuthError(.invalidRequest, "The request body is larger than 1 MiB.", status: 413))
         }
         return try await next(request, context)

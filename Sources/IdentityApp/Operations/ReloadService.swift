@@ -39,11 +39,19 @@ public struct ReloadService: Service {
                     store: engine.store, vault: engine.vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
                     clock: engine.clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
             }
-            if config.storage != old.config.storage || config.server.issuer != old.config.server.issuer
-                || config.vaultKeys?.map(\.id) != old.config.vaultKeys?.map(\.id) {
-                logger.warning("storage, issuer and vault changes take effect after a restart")
+            if config.storage != old.config.storage || config.server.issuer != old.config.server.issuer {
+                logger.warning("storage and issuer changes take effect after a restart")
             }
-            engine.replaceState(EngineState(config: config, directory: directory, keys: keys))
+            var vault = old.vault
+            if let vaultKeys = config.vaultKeys, !vaultKeys.isEmpty {
+                vault = try Vault(keys: vaultKeys.map { try Vault.Key(id: $0.id, bytes: $0.secret) })
+                let missing = Set(old.vault.keys.map(\.id)).subtracting(vault.keys.map(\.id))
+                if !missing.isEmpty {
+                    logger.warning("vault keys removed; values still sealed under them cannot be opened",
+                                   metadata: ["removed": .array(missing.sorted().map { .string($0) })])
+                }
+            }
+            engine.replaceState(EngineState(config: config, directory: directory, keys: keys, vault: vault))
             logger.info("configuration reloaded", metadata: ["environments": "\(config.environments.count)"])
             return true
         } catch let problems as ConfigProblems {

@@ -7,7 +7,7 @@ extension BrokerEngine {
     /// (concurrent retries from one device) instead of counting as reuse (SPEC §3.3).
     public static let refreshGracePeriod: TimeInterval = 10
 
-    static func graceBinding(familyId: String) -> Vault.Binding { .init(purpose: "grace", owner: familyId) }
+    public static func graceBinding(familyId: String) -> Vault.Binding { .init(purpose: "grace", owner: familyId) }
 
     /// `grant_type=refresh_token`: rotation on every use; reuse of a rotated token revokes the
     /// family; the upstream token is refreshed first when due (SPEC §3.3, §4). A stray

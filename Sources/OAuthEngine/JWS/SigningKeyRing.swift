@@ -21,7 +21,7 @@ public final class SigningKeyRing: Sendable {
         jwksDocument = (try? JSONEncoder.sortedCompact.encode(document)) ?? Data(#"{"keys":[]}"#.utf8)
     }
 
-    static func binding(kid: String) -> Vault.Binding { .init(purpose: "signing-key", owner: kid) }
+    public static func binding(kid: String) -> Vault.Binding { .init(purpose: "signing-key", owner: kid) }
 
     /// Loads the keys from storage, generating and storing an active key of `algorithm` when
     /// there is none (first start, or the configured algorithm changed). Keys of another

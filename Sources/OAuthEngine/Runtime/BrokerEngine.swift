@@ -10,11 +10,14 @@ public struct EngineState: Sendable {
     public var config: BrokerConfig
     public var directory: ClientDirectory
     public var keys: SigningKeyRing
+    /// Reloadable so `vault.keys` can gain a new key for `idconnect vault rotate` without a restart.
+    public var vault: Vault
 
-    public init(config: BrokerConfig, directory: ClientDirectory, keys: SigningKeyRing) {
+    public init(config: BrokerConfig, directory: ClientDirectory, keys: SigningKeyRing, vault: Vault) {
         self.config = config
         self.directory = directory
         self.keys = keys
+        self.vault = vault
     }
 }
 
@@ -23,7 +26,6 @@ public struct EngineState: Sendable {
 public final class BrokerEngine: Sendable {
     public let issuer: String
     public let store: any BrokerStore
-    public let vault: Vault
     public let clock: any BrokerClock
     public let logger: Logger
     public let metrics: any BrokerMetricsSink
@@ -31,12 +33,11 @@ public final class BrokerEngine: Sendable {
     let refreshes = RefreshCoordinator()
     private let current: Mutex<EngineState>
 
-    public init(issuer: String, state: EngineState, store: any BrokerStore, vault: Vault,
+    public init(issuer: String, state: EngineState, store: any BrokerStore,
                 clock: any BrokerClock, logger: Logger, metrics: any BrokerMetricsSink = NoMetrics(),
                 throttle: LoginThrottle = LoginThrottle()) {
         self.issuer = issuer
         self.store = store
-        self.vault = vault
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
@@ -46,6 +47,9 @@ public final class BrokerEngine: Sendable {
 
     /// A consistent snapshot of the reloadable state for one request.
     public var state: EngineState { current.withLock { $0 } }
+
+    /// The vault of the current configuration: the first key seals, all open.
+    public var vault: Vault { current.withLock { $0.vault } }
 
     /// Swaps in a new configuration or key ring; requests in flight keep their snapshot.
     public func replaceState(_ state: EngineState) { current.withLock { $0 = state } }

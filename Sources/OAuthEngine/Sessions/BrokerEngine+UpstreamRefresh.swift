@@ -39,7 +39,7 @@ extension BrokerEngine {
         // Another caller (or instance) may have refreshed it meanwhile.
         guard needsUpstreamRefresh(current) else { return current }
         guard let connector = authService.connector as? any RefreshingConnector,
-              let upstream = try? upstreamToken(of: current, namespace: authService.namespace) else {
+              let upstream = try? upstreamToken(of: current) else {
             try await endSession(current, reason: "The sign-in at the identity source has expired; sign in again.", type: type)
         }
         let outcome: RefreshOutcome
@@ -56,7 +56,7 @@ extension BrokerEngine {
             try await endSession(current, reason: reason, type: type)
         case .refreshed(let token, let attributes):
             let sealed = try vault.seal(try JSONEncoder.sortedCompact.encode(token),
-                                        Self.upstreamBinding(sessionId: current.id, namespace: authService.namespace))
+                                        Self.upstreamBinding(sessionId: current.id, authServiceId: current.authServiceId))
             metrics.vault("seal")
             let updated = try await guarded("store refreshed upstream") {
                 try await store.updateUpstream(sessionId: current.id, sealedUpstream: sealed, upstreamExpiresAt: token.expiresAt,

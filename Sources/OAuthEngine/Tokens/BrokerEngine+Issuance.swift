@@ -4,8 +4,9 @@ import IdentityCore
 import IdentityStore
 
 extension BrokerEngine {
-    static func upstreamBinding(sessionId: String, namespace: String) -> Vault.Binding {
-        .init(purpose: "upstream", owner: sessionId, scope: namespace)
+    /// SPEC §4: the associated data binds session id, auth service id and purpose.
+    public static func upstreamBinding(sessionId: String, authServiceId: String) -> Vault.Binding {
+        .init(purpose: "upstream", owner: sessionId, scope: authServiceId)
     }
 
     /// Starts a sign-in session for what the connector returned; the upstream token is sealed.
@@ -17,7 +18,7 @@ extension BrokerEngine {
         let sealed = try identity.upstream.map { upstream in
             metrics.vault("seal")
             return
-            try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), Self.upstreamBinding(sessionId: id, namespace: namespace))
+            try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), Self.upstreamBinding(sessionId: id, authServiceId: service.id))
         }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
         let session = LoginSession(

@@ -62,7 +62,7 @@ extension BrokerEngine {
                                         client: verified.client)
         let upstream: UpstreamToken?
         do {
-            upstream = try upstreamToken(of: session, namespace: verified.client.authService.namespace)
+            upstream = try upstreamToken(of: session)
         } catch {
             throw OAuthError.internalFailure("open upstream token: \(error)")
         }

@@ -46,9 +46,9 @@ extension BrokerEngine {
     }
 
     /// The upstream token of a session, opened from the vault.
-    public func upstreamToken(of session: LoginSession, namespace: String) throws -> UpstreamToken? {
+    public func upstreamToken(of session: LoginSession) throws -> UpstreamToken? {
         guard let sealed = session.sealedUpstream else { return nil }
-        let data = try vault.open(sealed, Self.upstreamBinding(sessionId: session.id, namespace: namespace))
+        let data = try vault.open(sealed, Self.upstreamBinding(sessionId: session.id, authServiceId: session.authServiceId))
         metrics.vault("open")
         return try JSONDecoder().decode(UpstreamToken.self, from: data)
     }

@@ -1,0 +1,44 @@
+import Foundation
+import IdentityCore
+
+/// What an AuthLink handler decides; AuthLinkKit turns it into the exact JSON and status the
+/// broker expects (SPEC §6.6).
+public enum AuthLinkResult: Sendable, Equatable {
+    /// 200 `{"authenticated": true, "token", "refresh_token"?, "expires_in"?, …attributes}`.
+    /// Attributes become user attributes at the broker (subject to `allowedAttributes`);
+    /// an `id` attribute overrides the user id (default: the username).
+    case authenticated(token: String, refreshToken: String? = nil, expiresIn: Int? = nil, attributes: [String: JSONValue] = [:])
+    /// 401 `{"authError": {"error": "access_denied", "error_description"}}`: wrong credentials.
+    case denied(String? = nil)
+    /// 401 `temporarily_unavailable`: the system behind the AuthLink is down (→ 503 at the broker).
+    case unavailable(String? = nil)
+    /// 401 `server_error`: the AuthLink failed (→ 502 at the broker).
+    case failed(String? = nil)
+
+    /// The HTTP status and JSON body of this result.
+    public var wire: (status: Int, body: Data) {
+        func authError(_ code: String, _ description: String?) -> Data {
+            var error: [String: JSONValue] = ["error": .string(code)]
+            if let description { error["error_description"] = .string(description) }
+            return (try? JSONEncoder.sortedCompact.encode(["authError": JSONValue.object(error)])) ?? Data()
+        }
+        switch self {
+        case .authenticated(let token, let refreshToken, let expiresIn, let attributes):
+            var body = attributes.filter { !["authenticated", "token", "refresh_token", "expires_in"].contains($0.key) }
+            body["authenticated"] = .bool(true)
+            body["token"] = .string(token)
+            if let refreshToken { body["refresh_token"] = .string(refreshToken) }
+            if let expiresIn { body["expires_in"] = .int(Int64(expiresIn)) }
+            return (200, (try? JSONEncoder.sortedCompact.encode(body)) ?? Data())
+        case .denied(let description): return (401, authError("access_denied", description))
+        case .unavailable(let description): return (401, authError("temporarily_unavailable", description))
+        case .failed(let description): return (401, authError("server_error", description))
+        }
+    }
+}
+
+/// A login call from the broker.
+public struct AuthLinkLogin: Sendable {
+    public var username: String
+    public var password: String
+}

@@ -1,0 +1,84 @@
+import AsyncHTTPClient
+import Foundation
+import IdentityCore
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// HTTP calls from connectors to identity sources: bounded time, bounded answers, no redirects
+/// followed, and transport problems turned into ``ConnectorFailure`` (SPEC §6: connect 5 s,
+/// total 15 s by default).
+public struct UpstreamHTTP: Sendable {
+    /// One client for every connector: connection pooling across auth services. Never shut down
+    /// (it lives as long as the process).
+    public static let sharedClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(15)),
+                             decompression: .disabled))
+
+    public let client: HTTPClient
+    /// Total time allowed for one call.
+    public let timeout: TimeAmount
+    /// Larger answers are refused as nonsense.
+    public let maxResponseBytes: Int
+
+    public init(client: HTTPClient = UpstreamHTTP.sharedClient, timeout: TimeAmount = .seconds(15), maxResponseBytes: Int = 1 << 20) {
+        self.client = client
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// An answer that arrived in full.
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: Data
+
+        public var contentType: String { headers.first(name: "content-type")?.lowercased() ?? "" }
+        public var json: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: body) }
+    }
+
+    /// POSTs `body`; throws `.unavailable` for connection failures and timeouts, `.invalidResponse`
+    /// for oversized answers.
+    public func post(_ url: String, body: Data, contentType: String, headers: [(String, String)] = [],
+                     what: String) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: contentType)
+        request.headers.add(name: "Accept", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: timeout)
+        } catch {
+            throw ConnectorFailure(.unavailable, "The \(what) did not answer.", debug: "\(error)")
+        }
+        do {
+            let buffer = try await response.body.collect(upTo: maxResponseBytes)
+            return Answer(status: Int(response.status.code), headers: response.headers, body: Data(buffer: buffer))
+        } catch is NIOTooManyBytesError {
+            throw ConnectorFailure(.invalidResponse, "The \(what) sent an oversized answer.")
+        } catch {
+            throw ConnectorFailure(.unavailable, "The \(what) stopped answering.", debug: "\(error)")
+        }
+    }
+
+    public func postJSON(_ url: String, _ object: [String: String], headers: [(String, String)] = [],
+                         what: String) async throws -> Answer {
+        let body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return try await post(url, body: body, contentType: "application/json; charset=utf-8", headers: headers, what: what)
+    }
+
+    public func postForm(_ url: String, _ fields: [(String, String)], headers: [(String, String)] = [],
+                         what: String) async throws -> Answer {
+        let body = fields.map { "\(Self.formEncode($0.0))=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        return try await post(url, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded", headers: headers, what: what)
+    }
+
+    static let formAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    public static func formEncode(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: formAllowed) ?? ""
+    }
+}

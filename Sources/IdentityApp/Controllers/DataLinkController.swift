@@ -1,0 +1,122 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import IdentityCore
+import NIOCore
+import NIOHTTP1
+import OAuthEngine
+
+/// The data-link gateway `ANY /datalink/{name}/{path...}` (SPEC §5): validates the caller's
+/// token, then streams the call to the data link with the mapped headers, `X-Auth-Key` and
+/// `X-Kinvey-Request-Id`, and streams the answer back as it is.
+struct DataLinkController {
+    let services: AppServices
+    let client: HTTPClient
+    /// Request bodies larger than this are refused (counted while streaming).
+    static let maxBodyBytes = 32 << 20
+
+    /// The gateway's HTTP client: no redirects followed, no decompression, connect within 5 s.
+    /// Lives as long as the process.
+    static let sharedClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled))
+
+    /// Headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), the caller's credentials and
+    /// cookies, and anything the gateway sets itself (so a caller cannot forge them).
+    static let droppedRequestHeaders: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding",
+        "upgrade", "host", "authorization", "cookie", "content-length", "x-auth-key", "x-kinvey-request-id",
+    ]
+    static let droppedResponseHeaders: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
+    ]
+
+    func register(on router: Router<AppRequestContext>) {
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .head, .options] {
+            router.on("datalink/:name/**", method: method) { request, context in try await forward(request, context) }
+            router.on("datalink/:name", method: method) { request, context in try await forward(request, context) }
+        }
+    }
+
+    func forward(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let token = try SessionController.bearer(request) else {
+            throw OAuthError.invalidToken("Send the access token as Authorization: Bearer.")
+        }
+        let name = context.parameters.get("name") ?? ""
+        let target = try await services.engine.dataLinkTarget(name: name, accessToken: token)
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maxBodyBytes {
+            throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
+        }
+        var upstream = HTTPClientRequest(url: Self.url(target.link.url, rest: context.parameters.getCatchAll(), query: request.uri.query))
+        upstream.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers where !Self.droppedRequestHeaders.contains(field.name.canonicalName)
+            && !target.headers.keys.contains(where: { $0.lowercased() == field.name.canonicalName }) {
+            upstream.headers.add(name: field.name.rawName, value: field.value)
+        }
+        for (header, value) in target.headers { upstream.headers.replaceOrAdd(name: header, value: value) }
+        if let authKey = target.link.authKey { upstream.headers.replaceOrAdd(name: "X-Auth-Key", value: authKey) }
+        upstream.headers.replaceOrAdd(name: "X-Kinvey-Request-Id", value: context.id)
+        if let address = context.remoteAddress { upstream.headers.add(name: "X-Forwarded-For", value: address) }
+        if request.method != .get && request.method != .head {
+            let length = request.headers[.contentLength].flatMap(Int.init)
+            upstream.body = .stream(LimitedBody(base: request.body, limit: Self.maxBodyBytes),
+                                    length: length.map { .known(Int64($0)) } ?? .unknown)
+        }
+        let answer: HTTPClientResponse
+        do {
+            answer = try await client.execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
+        } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout].contains(error) {
+            throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' did not answer in time.", status: 504)
+        } catch is BodyTooLarge {
+            throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
+        } catch {
+            context.logger.warning("data link unreachable", metadata: ["dataLink": "\(name)", "error": "\(error)"])
+            throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' is unreachable.", status: 502)
+        }
+        var headers = HTTPFields()
+        for (headerName, value) in answer.headers where !Self.droppedResponseHeaders.contains(headerName.lowercased()) {
+            if let field = HTTPField.Name(headerName) { headers.append(HTTPField(name: field, value: value)) }
+        }
+        let length = answer.headers.first(name: "content-length").flatMap(Int.init)
+        let body = answer.body
+        return Response(status: .init(code: Int(answer.status.code)), headers: headers,
+                        body: ResponseBody(contentLength: length) { writer in
+                            for try await chunk in body { try await writer.write(chunk) }
+                            try await writer.finish(nil)
+                        })
+    }
+
+    /// The data link URL with the caller's remaining path and query.
+    static func url(_ base: URL, rest: [Substring], query: String?) -> String {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        if !rest.isEmpty { text += "/" + rest.joined(separator: "/") }
+        if let query, !query.isEmpty { text += "?" + query }
+        return text
+    }
+}
+
+struct BodyTooLarge: Error {}
+
+/// Passes a request body through, failing once more than `limit` bytes went by.
+struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+    let base: Base
+    let limit: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var inner: Base.AsyncIterator
+        var seen = 0
+        let limit: Int
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await inner.next() else { return nil }
+            seen += chunk.readableBytes
+            if seen > limit { throw BodyTooLarge() }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inner: base.makeAsyncIterator(), limit: limit) }
+}
