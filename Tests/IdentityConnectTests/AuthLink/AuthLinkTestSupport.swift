@@ -1,0 +1,70 @@
+import AuthLinkConnector
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import IdentityCore
+import SAMLWrapConnector
+import StaticConnector
+
+/// A broker whose `kid_al` environment signs in through an AuthLink at `authLink` and forwards to
+/// data links at `dataLink`.
+enum AuthLinkFixture {
+    static let appKey = "kid_al"
+    static let secret = "authlink-env-secret"
+    static let registry = ConnectorRegistry([StaticConnectorFactory(), AuthLinkConnectorFactory(), SAMLWrapConnectorFactory()])
+
+    static func files(authLink: String, dataLink: String, vaultKeys: String? = nil, extraOptions: String = "") -> [String: String] {
+        var files = TestBroker.defaultConfig()
+        files["environments/authlink.yaml"] = """
+        environments:
+          - appKey: \(appKey)
+            appSecret: \(secret)
+            defaultAuthService: link
+            authServices:
+              - id: link
+                redirectUri: [ "\(TestBroker.redirect)" ]
+                tokenTtl: 3600
+                provider:
+                  type: custom
+                  remoteService: \(authLink)/login
+                  options: { refreshUrl: "\(authLink)/refresh", sharedSecret: shared-key-1, timeout: 2\(extraOptions) }
+                  allowedAttributes: [ id, audience, client_token, email, department ]
+                  datalinkHeaderMapping: { client_token: X-Kinvey-Auth, email: X-User-Email }
+              - id: other
+                redirectUri: [ "\(TestBroker.redirect)" ]
+                provider: { type: custom, remoteService: "\(authLink)/login" }
+            dataLinks:
+              - { name: crm, url: "\(dataLink)/api", authKey: crm-key-1, timeout: 2 }
+              - { name: bound, url: "\(dataLink)/api", authServices: [ other ] }
+              - { name: down, url: "http://127.0.0.1:9" }
+        """
+        if let vaultKeys { files["vault.yaml"] = vaultKeys }
+        return files
+    }
+
+    static func signIn(_ client: any TestClientProtocol, _ username: String, password: String = "pw",
+                       clientId: String = appKey) async throws -> TestResponse {
+        try await client.postForm("/oauth/token", [("grant_type", "password"), ("client_id", clientId), ("username", username),
+                                                   ("password", password)], headers: basicAuth(appKey, secret))
+    }
+}
+
+/// A data link that records what it receives and answers according to the path.
+enum RecordingDataLink {
+    static func router(log: CallLog) -> Router<BasicRequestContext> {
+        let router = Router()
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] {
+            router.on("api/**", method: method) { request, _ in
+                var request = request
+                let body = Data(buffer: try await request.collectBody(upTo: 64 << 20))
+                log.record(request, body: body)
+                if request.uri.path.hasSuffix("/slow") { try await Task.sleep(for: .seconds(5)) }
+                let status: HTTPResponse.Status = request.uri.path.hasSuffix("/created") ? .created : .ok
+                return Response(status: status, headers: [.contentType: "application/octet-stream", HTTPField.Name("X-Backend")!: "crm"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: Array("echo:".utf8) + Array(body))))
+            }
+        }
+        return router
+    }
+}
