@@ -28,7 +28,7 @@ public enum AuthLinkAnswer: Sendable, Equatable {
     }
 
     private static func readSuccess(_ body: Data) -> AuthLinkAnswer {
-        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+        guard case .object(let object)? = JSONValue(parsing: body) else {
             return .violation("a 200 answer must be a JSON object")
         }
         guard case .bool(let authenticated)? = object["authenticated"] else {
@@ -59,7 +59,7 @@ public enum AuthLinkAnswer: Sendable, Equatable {
     private static func readRefusal(_ body: Data) -> AuthLinkAnswer {
         let trimmed = body.filter { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
         guard !trimmed.isEmpty else { return .denied(description: nil) }
-        guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+        guard case .object(let object)? = JSONValue(parsing: body) else {
             return .violation("a 401 body must be empty or a JSON object")
         }
         switch object["authError"] {

@@ -57,7 +57,7 @@ public struct AuthLinkService: Sendable {
         }
         var request = request
         let buffer = try await request.collectBody(upTo: 64 * 1024)
-        guard case .object(let body)? = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: buffer)) else {
+        guard case .object(let body)? = JSONValue(parsing: Data(buffer: buffer)) else {
             return Self.response((400, Data(#"{"error":"invalid_request","error_description":"Send a JSON object."}"#.utf8)))
         }
         let result: AuthLinkResult?

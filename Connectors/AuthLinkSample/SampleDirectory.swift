@@ -24,7 +24,7 @@ final class SampleDirectory: Sendable {
 
     init(file: String) throws {
         guard let data = FileManager.default.contents(atPath: file),
-              case .object(let root) = try JSONDecoder().decode(JSONValue.self, from: data),
+              case .object(let root) = JSONValue(parsing: data),
               case .array(let list)? = root["users"] else {
             throw SampleError("\(file) must be a JSON object with a \"users\" list")
         }

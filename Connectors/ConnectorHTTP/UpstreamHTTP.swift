@@ -35,7 +35,7 @@ public struct UpstreamHTTP: Sendable {
         public var body: Data
 
         public var contentType: String { headers.first(name: "content-type")?.lowercased() ?? "" }
-        public var json: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: body) }
+        public var json: JSONValue? { JSONValue(parsing: body) }
     }
 
     /// POSTs `body`; throws `.unavailable` for connection failures and timeouts, `.invalidResponse`

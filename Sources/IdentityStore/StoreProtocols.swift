@@ -66,6 +66,16 @@ public protocol SSOStore: Sendable {
     func deleteSSORecord(hash: String) async throws
 }
 
+/// Leases that let exactly one broker instance refresh a session's upstream token at a time
+/// (SPEC §4, §7: a lease row with an expiry, no advisory locks).
+public protocol RefreshLeaseStore: Sendable {
+    /// Takes the lease of `sessionId` for `holder` until `until`, unless another holder's lease
+    /// is still unexpired at `now`. Returns whether `holder` has it.
+    func acquireRefreshLease(sessionId: String, holder: String, until: Date, now: Date) async throws -> Bool
+    /// Gives the lease back (only if `holder` still has it).
+    func releaseRefreshLease(sessionId: String, holder: String) async throws
+}
+
 /// Every value the vault sealed, page by page, for `idconnect vault rotate`.
 public protocol SealedValueStore: Sendable {
     func sealedValues(_ kind: SealedValue.Kind, after cursor: String?, limit: Int) async throws -> [SealedValue]
@@ -84,4 +94,5 @@ public protocol MaintenanceStore: Sendable {
 
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
-    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & MaintenanceStore
+    & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
+    & MaintenanceStore

@@ -31,9 +31,12 @@ struct RequestLogMiddleware: RouterMiddleware {
 
     /// Paths with secrets in them (temp login ids, registration ids) are logged with the secret cut.
     static func loggablePath(_ path: String) -> String {
-        for marker in ["/oauth/authenticate/", "/oauth/register/"] {
-            if let range = path.range(of: marker) { return String(path[..<range.upperBound]) + "…" }
+        var components = path.split(separator: "/", omittingEmptySubsequences: false)
+        // .../oauth/authenticate/{secret} and .../oauth/register/{secret}
+        if let index = components.firstIndex(where: { $0 == "authenticate" || $0 == "register" }),
+           index > 0, components[index - 1] == "oauth", index + 1 < components.count {
+            components = Array(components[...index]) + ["…"]
         }
-        return String(path.prefix(200))
+        return String(components.joined(separator: "/").prefix(200))
     }
 }

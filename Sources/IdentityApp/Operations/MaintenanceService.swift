@@ -20,7 +20,8 @@ public struct MaintenanceService: Service {
     public func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                try await Task.sleep(for: interval)
+                // Wakes at once on graceful shutdown, so SIGTERM is not held up by the interval.
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             } catch {
                 return
             }

@@ -1,20 +1,66 @@
 import Foundation
 
 /// Base64url without padding (RFC 4648 §5), as JOSE and PKCE use it.
+///
+/// Works on UTF-8 bytes with lookup tables: token validation decodes every access token, so
+/// this sits on the hottest path of the broker.
 public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    private static let table: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
+    }()
+
     public static func encode<D: DataProtocol>(_ data: D) -> String {
-        Data(data).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let bytes = Array(data)
+        var output = [UInt8]()
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output.append(alphabet[Int(value >> 18 & 63)])
+            output.append(alphabet[Int(value >> 12 & 63)])
+            output.append(alphabet[Int(value >> 6 & 63)])
+            output.append(alphabet[Int(value & 63)])
+            index += 3
+        }
+        let remaining = bytes.count - index
+        if remaining > 0 {
+            let value = UInt32(bytes[index]) << 16 | (remaining == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            output.append(alphabet[Int(value >> 18 & 63)])
+            output.append(alphabet[Int(value >> 12 & 63)])
+            if remaining == 2 { output.append(alphabet[Int(value >> 6 & 63)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
+    /// Decodes unpadded base64url; nil for any character outside the alphabet (padding included)
+    /// or an impossible length.
     public static func decode(_ text: String) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = base64.count % 4
-        if remainder == 1 { return nil }
-        if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }
-        return Data(base64Encoded: base64)
+        var text = text
+        return text.withUTF8 { decode(bytes: $0) }
+    }
+
+    public static func decode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        let count = bytes.count
+        if count % 4 == 1 { return nil }
+        var output = Data(capacity: count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            let value = table[Int(byte)]
+            if value == 0xFF { return nil }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero (canonical encoding).
+        if bits > 0 && accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+        return output
     }
 }

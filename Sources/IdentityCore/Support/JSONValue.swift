@@ -10,6 +10,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case object([String: JSONValue])
     case null
 
+    /// Decoding through `Decoder` tries each type in turn; prefer ``init(parsing:)`` for raw JSON.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null; return }

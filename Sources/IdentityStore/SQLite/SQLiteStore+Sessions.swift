@@ -28,7 +28,7 @@ extension SQLiteStore: SessionStore {
         LoginSession(
             id: row["id"], subject: row["subject"], userId: row["user_id"], appKey: row["app_key"],
             authServiceId: row["auth_service_id"],
-            attributes: try decode([String: JSONValue].self, row["attributes"]),
+            attributes: try Self.attributes(row["attributes"]),
             sealedUpstream: row["upstream"], upstreamExpiresAt: Date(sql: row["upstream_expires_at"]),
             authTime: Date(timeIntervalSince1970: row["auth_time"]),
             createdAt: Date(timeIntervalSince1970: row["created_at"]),
@@ -56,6 +56,15 @@ extension SQLiteStore: SessionStore {
                 """, arguments: [sealedUpstream, upstreamExpiresAt?.sql, encodedAttributes, sessionId, expectedVersion])
             return db.changesCount == 1
         }
+    }
+}
+
+extension SQLiteStore {
+    struct CorruptAttributes: Error {}
+
+    static func attributes(_ data: Data) throws -> [String: JSONValue] {
+        guard case .object(let object)? = JSONValue(parsing: data) else { throw CorruptAttributes() }
+        return object
     }
 }
 

@@ -68,6 +68,12 @@ public final class SQLiteStore: Sendable {
                 CREATE INDEX sso_sessions_expiry ON sso_sessions(expires_at);
                 """)
         }
+        migrator.registerMigration("v3-refresh-leases") { db in
+            try db.execute(sql: """
+                CREATE TABLE refresh_leases (
+                    session_id TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, expires_at REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 
@@ -93,6 +99,7 @@ extension SQLiteStore: MaintenanceStore {
             removed += db.changesCount
             try db.execute(sql: "DELETE FROM revoked_access_tokens WHERE expires_at < ?", arguments: [now])
             removed += db.changesCount
+            try db.execute(sql: "DELETE FROM refresh_leases WHERE expires_at < ?", arguments: [now])
             try db.execute(sql: "DELETE FROM sso_sessions WHERE expires_at < ?", arguments: [now])
             removed += db.changesCount
             try db.execute(sql: """

@@ -26,14 +26,20 @@ public enum CompactJWS {
     /// Splits and decodes a compact JWS; nil for anything malformed (wrong part count,
     /// bad base64url, a header that is not a JSON object, oversized input).
     public static func decode(_ token: String, maxLength: Int = 16_384) -> Parts? {
-        guard token.utf8.count <= maxLength else { return nil }
-        let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard pieces.count == 3,
-              let headerData = Base64URL.decode(String(pieces[0])),
-              let payload = Base64URL.decode(String(pieces[1])),
-              let signature = Base64URL.decode(String(pieces[2])),
-              case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData) else { return nil }
-        let input = Data(token.utf8.prefix(pieces[0].utf8.count + 1 + pieces[1].utf8.count))
-        return Parts(header: header, payload: payload, signingInput: input, signature: signature)
+        var token = token
+        return token.withUTF8 { bytes -> Parts? in
+            guard bytes.count <= maxLength else { return nil }
+            var dots: [Int] = []
+            for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
+                dots.append(index)
+                if dots.count > 2 { return nil }
+            }
+            guard dots.count == 2,
+                  let headerData = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[..<dots[0]])),
+                  let payload = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(dots[0] + 1)..<dots[1]])),
+                  let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])),
+                  case .object(let header)? = JSONValue(parsing: headerData) else { return nil }
+            return Parts(header: header, payload: payload, signingInput: Data(bytes[..<dots[1]]), signature: signature)
+        }
     }
 }

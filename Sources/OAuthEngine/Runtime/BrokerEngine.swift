@@ -31,6 +31,8 @@ public final class BrokerEngine: Sendable {
     public let metrics: any BrokerMetricsSink
     public let throttle: LoginThrottle
     let refreshes = RefreshCoordinator()
+    /// Identifies this process in refresh leases shared with other instances.
+    public let instanceId = Secrets.randomToken(bytes: 9)
     private let current: Mutex<EngineState>
 
     public init(issuer: String, state: EngineState, store: any BrokerStore,

@@ -28,7 +28,7 @@ extension BrokerEngine {
     /// jti, family and expiry of an access token whose signature (or storage record) is genuine,
     /// expired or not.
     private func accessTokenIdentity(_ token: String) async throws -> (String, String, Date)? {
-        if token.contains(".") {
+        if token.utf8.contains(UInt8(ascii: ".")) {
             guard let parts = state.keys.verify(token, type: "at+jwt"),
                   let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload) else { return nil }
             return (claims.jti, claims.fid, Date(timeIntervalSince1970: TimeInterval(claims.exp)))

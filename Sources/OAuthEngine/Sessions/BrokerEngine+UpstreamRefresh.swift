@@ -26,7 +26,35 @@ extension BrokerEngine {
     public func ensureFreshUpstream(_ session: LoginSession, authService: ResolvedAuthService) async throws -> LoginSession {
         guard needsUpstreamRefresh(session) else { return session }
         return try await refreshes.run(sessionId: session.id) { [self] in
-            try await refreshUpstream(sessionId: session.id, authService: authService)
+            try await refreshUnderLease(sessionId: session.id, authService: authService)
+        }
+    }
+
+    /// How long one instance may hold a session's refresh lease: the longest upstream call plus a margin.
+    static let refreshLeaseDuration: TimeInterval = 45
+
+    /// Takes the session's refresh lease in storage so that exactly one broker instance calls the
+    /// identity source; the others wait until the new token appears (or the lease runs out).
+    private func refreshUnderLease(sessionId: String, authService: ResolvedAuthService) async throws -> LoginSession {
+        let holder = instanceId + ":" + Secrets.randomToken(bytes: 6)
+        let deadline = ContinuousClock.now + .seconds(Self.refreshLeaseDuration + 5)
+        while true {
+            let acquired = try await guarded("refresh lease") {
+                try await store.acquireRefreshLease(sessionId: sessionId, holder: holder,
+                                                    until: clock.now().addingTimeInterval(Self.refreshLeaseDuration), now: clock.now())
+            }
+            if acquired {
+                defer { Task { try? await store.releaseRefreshLease(sessionId: sessionId, holder: holder) } }
+                return try await refreshUpstream(sessionId: sessionId, authService: authService)
+            }
+            // Another instance is refreshing: wait for its result.
+            try await Task.sleep(for: .milliseconds(25))
+            guard let latest = try await guarded("session", { try await store.session(id: sessionId) }),
+                  latest.isActive(at: clock.now()) else { throw SessionEnded(reason: "The sign-in session has ended.") }
+            if !needsUpstreamRefresh(latest) { return latest }
+            if ContinuousClock.now > deadline {
+                throw OAuthError.unavailable("The identity source refresh is taking too long; try again.")
+            }
         }
     }
 

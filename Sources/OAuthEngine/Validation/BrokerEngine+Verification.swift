@@ -21,7 +21,7 @@ extension BrokerEngine {
         let state = self.state
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
-        if token.contains(".") {
+        if token.utf8.contains(UInt8(ascii: ".")) {
             guard let parts = state.keys.verify(token, type: "at+jwt"),
                   let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload),
                   claims.iss == issuer else { throw invalid }

@@ -163,3 +163,22 @@ struct BadInputTests {
         }
     }
 }
+
+@Suite("Form decoding")
+struct FormDecodingTests {
+    @Test("percent-encoding, plus signs, empty values; invalid escapes and invalid UTF-8 refused")
+    func decoding() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            // A valid request whose values need every decoding rule.
+            let ok = try await client.postRaw("/oauth/auth", body: "client_id=kid%5Ftest&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb&response_type=code&state=a+b%26c&empty=",
+                                              contentType: "application/x-www-form-urlencoded")
+            #expect(ok.status == .ok)
+            for body in ["client_id=%", "client_id=%4", "client_id=%zz", "client_id=%C3%28", "client_id=%FF"] {
+                let response = try await client.postRaw("/oauth/auth", body: body, contentType: "application/x-www-form-urlencoded")
+                #expect(response.status == .badRequest, "\(body)")
+                #expect(response.json["error"] as? String == "invalid_request")
+            }
+        }
+    }
+}
