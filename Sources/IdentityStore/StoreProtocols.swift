@@ -83,6 +83,24 @@ public protocol SealedValueStore: Sendable {
     func replaceSealed(_ value: SealedValue, with sealed: Data) async throws -> Bool
 }
 
+/// Dynamically registered mobile app instances (SPEC §3.8). Kept small so every backend can
+/// implement it with plain row operations.
+public protocol RegisteredClientStore: Sendable {
+    func insertRegisteredClient(_ client: RegisteredClient) async throws
+    func registeredClient(id: String) async throws -> RegisteredClient?
+    /// Every instance of one environment, oldest first (for `idconnect clients list`).
+    func registeredClients(appKey: String) async throws -> [RegisteredClient]
+    /// Replaces the stored instance with the same `clientId`; returns false when it is gone.
+    func updateRegisteredClient(_ client: RegisteredClient) async throws -> Bool
+    /// Binds the instance to `subject` and its session. Succeeds when it is unbound or already bound
+    /// to the same subject (a re-sign-in moves it to the new session); false otherwise.
+    func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool
+    /// Removes the instance; returns false when it was already gone.
+    func deleteRegisteredClient(id: String) async throws -> Bool
+    /// Removes instances registered before `date` that no user has signed in to; returns how many.
+    func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int
+}
+
 /// Health and housekeeping.
 public protocol MaintenanceStore: Sendable {
     /// Cheap round trip to the database, for `/readyz`.
@@ -95,4 +113,4 @@ public protocol MaintenanceStore: Sendable {
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
-    & MaintenanceStore
+    & RegisteredClientStore & MaintenanceStore

@@ -45,6 +45,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let token = TokenController(services: services)
     let upstream = UpstreamController(services: services)
     let sessions = SessionController(services: services)
+    let registration = RegistrationController(services: services)
     upstream.registerSAML(on: router)
     registerVersioned(router) { group in
         authorize.register(on: group)
@@ -52,6 +53,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
         token.register(on: group)
         upstream.registerCallback(on: group)
         sessions.register(on: group)
+        registration.register(on: group)
     }
     return router
 }

@@ -32,6 +32,7 @@ public struct MaintenanceService: Service {
     public func runOnce() async {
         do {
             let removed = try await engine.store.purgeExpired(before: engine.clock.now())
+                + engine.purgeUnboundInstances()
             engine.throttle.prune(now: engine.clock.now())
             if removed > 0 { logger.info("expired records removed", metadata: ["count": "\(removed)"]) }
             try await reloadKeysIfChanged()

@@ -74,6 +74,15 @@ public final class SQLiteStore: Sendable {
                     session_id TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, expires_at REAL NOT NULL);
                 """)
         }
+        migrator.registerMigration("v4-registered-clients") { db in
+            try db.execute(sql: """
+                CREATE TABLE registered_clients (
+                    client_id TEXT PRIMARY KEY NOT NULL, app_key TEXT NOT NULL, data BLOB NOT NULL,
+                    bound_subject TEXT, created_at REAL NOT NULL);
+                CREATE INDEX registered_clients_app_key ON registered_clients(app_key, created_at);
+                CREATE INDEX registered_clients_unbound ON registered_clients(created_at) WHERE bound_subject IS NULL;
+                """)
+        }
         return migrator
     }
 

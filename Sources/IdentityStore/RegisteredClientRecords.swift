@@ -1,0 +1,44 @@
+import Foundation
+
+/// A dynamically registered mobile app instance (SPEC §3.8): one installed copy of an app with its
+/// own credentials. Its client secret and registration access token are kept only as hashes.
+public struct RegisteredClient: Sendable, Codable, Equatable {
+    /// `dyn~<software_id>~<uuid>`.
+    public var clientId: String
+    /// The environment that registered it.
+    public var appKey: String
+    public var softwareId: String
+    /// iphone, ipad, android, android_tablet or windows_phone.
+    public var deviceType: String
+    public var redirectURIs: [String]
+    public var scope: String
+    public var grantTypes: [String]
+    /// `Secrets.hash` of the client secret.
+    public var secretHash: String
+    /// `Secrets.hash` of the registration access token (RFC 7592).
+    public var registrationTokenHash: String
+    public var createdAt: Date
+    /// The user the first sign-in bound the instance to (nil until then).
+    public var boundSubject: String?
+    /// The sign-in session of the bound user; `client_credentials` works while it lives.
+    public var sessionId: String?
+    public var boundAt: Date?
+
+    public init(clientId: String, appKey: String, softwareId: String, deviceType: String, redirectURIs: [String],
+                scope: String, grantTypes: [String], secretHash: String, registrationTokenHash: String,
+                createdAt: Date, boundSubject: String? = nil, sessionId: String? = nil, boundAt: Date? = nil) {
+        self.clientId = clientId
+        self.appKey = appKey
+        self.softwareId = softwareId
+        self.deviceType = deviceType
+        self.redirectURIs = redirectURIs
+        self.scope = scope
+        self.grantTypes = grantTypes
+        self.secretHash = secretHash
+        self.registrationTokenHash = registrationTokenHash
+        self.createdAt = createdAt
+        self.boundSubject = boundSubject
+        self.sessionId = sessionId
+        self.boundAt = boundAt
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore: RegisteredClientStore {
+    public func insertRegisteredClient(_ client: RegisteredClient) async throws {
+        let data = try encode(client)
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at) VALUES (?, ?, ?, ?, ?)
+                """, arguments: [client.clientId, client.appKey, data, client.boundSubject, client.createdAt.sql])
+        }
+    }
+
+    public func registeredClient(id: String) async throws -> RegisteredClient? {
+        let data = try await pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?", arguments: [id])
+        }
+        return try data.map { try decode(RegisteredClient.self, $0) }
+    }
+
+    public func registeredClients(appKey: String) async throws -> [RegisteredClient] {
+        let rows = try await pool.read { db in
+            try Data.fetchAll(db, sql: "SELECT data FROM registered_clients WHERE app_key = ? ORDER BY created_at, client_id",
+                              arguments: [appKey])
+        }
+        return try rows.map { try decode(RegisteredClient.self, $0) }
+    }
+
+    public func updateRegisteredClient(_ client: RegisteredClient) async throws -> Bool {
+        let data = try encode(client)
+        return try await pool.write { db in
+            try db.execute(sql: "UPDATE registered_clients SET data = ?, bound_subject = ? WHERE client_id = ?",
+                           arguments: [data, client.boundSubject, client.clientId])
+            return db.changesCount > 0
+        }
+    }
+
+    public func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool {
+        try await pool.write { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?", arguments: [id]) else {
+                return false
+            }
+            var client = try self.decode(RegisteredClient.self, data)
+            if let bound = client.boundSubject, bound != subject { return false }
+            client.boundSubject = subject
+            client.sessionId = sessionId
+            client.boundAt = date
+            try db.execute(sql: "UPDATE registered_clients SET data = ?, bound_subject = ? WHERE client_id = ?",
+                           arguments: [try self.encode(client), subject, id])
+            return true
+        }
+    }
+
+    public func deleteRegisteredClient(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM registered_clients WHERE client_id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < ?",
+                           arguments: [date.sql])
+            return db.changesCount
+        }
+    }
+}

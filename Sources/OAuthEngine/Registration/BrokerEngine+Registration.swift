@@ -1,0 +1,162 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import IdentityStore
+
+/// The RFC 7591 / RFC 7592 answer describing an instance. The secrets appear only in the answer
+/// to the registration itself (storage keeps their hashes).
+public struct RegistrationResponse: Sendable, Encodable {
+    public var client_id: String
+    public var client_secret: String?
+    public var registration_access_token: String?
+    public var registration_client_uri: String
+    public var client_id_issued_at: Int
+    public var client_secret_expires_at: Int = 0
+    public var software_id: String
+    public var device_type: String
+    public var redirect_uris: [String]
+    public var grant_types: [String]
+    public var response_types: [String]
+    public var scope: String
+    public var token_endpoint_auth_method = "client_secret_basic"
+}
+
+extension BrokerEngine {
+    /// Device types an instance may declare (SPEC §3.8).
+    public static let deviceTypes: Set<String> = ["iphone", "ipad", "android", "android_tablet", "windows_phone"]
+    /// An instance nobody signed in to within this time after registration is removed.
+    public static let unboundInstanceLifetime: TimeInterval = 3600
+
+    /// `POST /oauth/register`: checks the initial access token, the body and its software statement,
+    /// then stores a new instance of the environment the token belongs to.
+    public func register(body: [String: JSONValue], initialAccessToken: String?) async throws -> RegistrationResponse {
+        let state = self.state
+        guard let token = initialAccessToken, !token.isEmpty else {
+            throw OAuthError.invalidToken("An initial access token is required (Authorization: Bearer).")
+        }
+        var matched: Environment?
+        for environment in state.config.environments {
+            for candidate in environment.registration?.initialAccessTokens ?? [] where Secrets.constantTimeEquals(candidate, token) {
+                matched = environment
+            }
+        }
+        guard let environment = matched, let registration = environment.registration else {
+            throw OAuthError.invalidToken("The initial access token is not valid.")
+        }
+        let softwareId = try field(body, "software_id")
+        let statementJWT = try field(body, "software_statement")
+        let deviceType = try field(body, "device_type")
+        guard Self.deviceTypes.contains(deviceType) else {
+            throw OAuthError(.invalidClientMetadata, "device_type must be one of iphone, ipad, android, android_tablet, windows_phone.")
+        }
+        guard softwareId.count <= 64, !softwareId.contains("~"), let jwks = registration.softwareStatements[softwareId] else {
+            throw OAuthError(.unapprovedSoftwareStatement, "This software_id is not approved for this environment.")
+        }
+        let now = clock.now()
+        let statement = try SoftwareStatement.verify(statementJWT, jwks: jwks, softwareId: softwareId, now: now)
+        let redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
+        let secret = Secrets.randomToken()
+        let registrationToken = Secrets.randomToken()
+        let instance = RegisteredClient(
+            clientId: "dyn~\(softwareId)~\(UUID().uuidString.lowercased())", appKey: environment.appKey, softwareId: softwareId,
+            deviceType: deviceType, redirectURIs: redirectURIs, scope: statement.scope, grantTypes: statement.grantTypes,
+            secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now)
+        try await guarded("register instance") { try await store.insertRegisteredClient(instance) }
+        logger.info("instance registered", metadata: ["client_id": "\(instance.clientId)", "app_key": "\(environment.appKey)"])
+        var response = registrationResponse(instance)
+        response.client_secret = secret
+        response.registration_access_token = registrationToken
+        return response
+    }
+
+    /// RFC 7592 read.
+    public func readRegistration(clientId: String, registrationToken: String?) async throws -> RegistrationResponse {
+        registrationResponse(try await managedInstance(clientId, registrationToken))
+    }
+
+    /// RFC 7592 update: an instance may narrow its redirect URIs within its software statement's.
+    public func updateRegistration(clientId: String, registrationToken: String?, body: [String: JSONValue]) async throws -> RegistrationResponse {
+        var instance = try await managedInstance(clientId, registrationToken)
+        if let claimed = body["client_id"], claimed.stringValue != clientId {
+            throw OAuthError(.invalidClientMetadata, "client_id in the body must be the instance's own.")
+        }
+        if let deviceType = body["device_type"] {
+            guard let text = deviceType.stringValue, Self.deviceTypes.contains(text) else {
+                throw OAuthError(.invalidClientMetadata, "device_type must be one of iphone, ipad, android, android_tablet, windows_phone.")
+            }
+            instance.deviceType = text
+        }
+        if let environment = state.config.environments.first(where: { $0.appKey == instance.appKey }),
+           let jwks = environment.registration?.softwareStatements[instance.softwareId],
+           let jwt = body["software_statement"]?.stringValue {
+            let statement = try SoftwareStatement.verify(jwt, jwks: jwks, softwareId: instance.softwareId, now: clock.now())
+            instance.redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
+        } else if body["redirect_uris"] != nil {
+            instance.redirectURIs = try requestedRedirectURIs(body, allowed: instance.redirectURIs)
+        }
+        let updated = try await guarded("update instance") { try await store.updateRegisteredClient(instance) }
+        guard updated else { throw OAuthError.invalidToken("The registration access token is not valid.") }
+        return registrationResponse(instance)
+    }
+
+    /// RFC 7592 delete: removes the instance and revokes every token and session it holds.
+    public func deleteRegistration(clientId: String, registrationToken: String?) async throws {
+        let instance = try await managedInstance(clientId, registrationToken)
+        try await revokeInstance(instance)
+    }
+
+    /// Removes an instance and ends its session (DELETE and `idconnect clients revoke`).
+    public func revokeInstance(_ instance: RegisteredClient) async throws {
+        try await guarded("revoke instance") {
+            if let sessionId = instance.sessionId { try await store.revokeSession(id: sessionId, at: clock.now()) }
+            _ = try await store.deleteRegisteredClient(id: instance.clientId)
+        }
+        logger.info("instance revoked", metadata: ["client_id": "\(instance.clientId)"])
+    }
+
+    /// Removes instances nobody signed in to within an hour of their registration (maintenance).
+    public func purgeUnboundInstances() async throws -> Int {
+        try await store.purgeUnboundRegisteredClients(registeredBefore: clock.now().addingTimeInterval(-Self.unboundInstanceLifetime))
+    }
+
+    private func managedInstance(_ clientId: String, _ registrationToken: String?) async throws -> RegisteredClient {
+        guard let registrationToken, !registrationToken.isEmpty else {
+            throw OAuthError.invalidToken("The registration access token is required (Authorization: Bearer).")
+        }
+        let instance = try await guarded("read instance") { try await store.registeredClient(id: clientId) }
+        guard let instance, Secrets.constantTimeEquals(Secrets.hash(registrationToken), instance.registrationTokenHash) else {
+            throw OAuthError.invalidToken("The registration access token is not valid.")
+        }
+        return instance
+    }
+
+    private func registrationResponse(_ instance: RegisteredClient) -> RegistrationResponse {
+        let encoded = instance.clientId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? instance.clientId
+        return RegistrationResponse(
+            client_id: instance.clientId, registration_client_uri: "\(issuer)/oauth/register/\(encoded)",
+            client_id_issued_at: Int(instance.createdAt.timeIntervalSince1970), software_id: instance.softwareId,
+            device_type: instance.deviceType, redirect_uris: instance.redirectURIs, grant_types: instance.grantTypes,
+            response_types: instance.grantTypes.contains("authorization_code") ? ["code"] : [], scope: instance.scope)
+    }
+
+    private func field(_ body: [String: JSONValue], _ name: String) throws -> String {
+        guard let value = body[name]?.stringValue, !value.isEmpty, value.utf8.count <= 16_384 else {
+            throw OAuthError(.invalidClientMetadata, "'\(name)' is required and must be a string.")
+        }
+        return value
+    }
+
+    /// The body's `redirect_uris` (default: all allowed); each must be one the statement allows.
+    private func requestedRedirectURIs(_ body: [String: JSONValue], allowed: [String]) throws -> [String] {
+        guard let value = body["redirect_uris"] else { return allowed }
+        guard case .array(let items) = value, !items.isEmpty else {
+            throw OAuthError(.invalidRedirectURI, "redirect_uris must be a non-empty array.")
+        }
+        return try items.map { item in
+            guard let uri = item.stringValue, allowed.contains(uri) else {
+                throw OAuthError(.invalidRedirectURI, "Every redirect URI must be one the software statement allows.")
+            }
+            return uri
+        }
+    }
+}

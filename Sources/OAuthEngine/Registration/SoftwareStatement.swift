@@ -1,0 +1,93 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import IdentityCore
+
+/// A verified software statement (RFC 7591 §2.3): the claims that fix what an instance may do.
+public struct SoftwareStatement: Sendable {
+    public var issuer: String
+    public var redirectURIs: [String]
+    public var scope: String
+    public var grantTypes: [String]
+
+    /// Grant types an instance may be given; anything else in a statement is refused.
+    static let allowedGrantTypes: Set<String> = ["authorization_code", "refresh_token", "client_credentials"]
+
+    /// Verifies `jwt` against the keys of `jwks` (JSON text of a JWK set): RS256 or ES256 only
+    /// (never `none`), a valid signature, an `iss`, an `exp` in the future at `now`, and a
+    /// `software_id` claim (when present) equal to `softwareId`.
+    public static func verify(_ jwt: String, jwks: String, softwareId: String, now: Date) throws -> SoftwareStatement {
+        let keys = try Self.keys(jwks)
+        guard let parts = CompactJWS.decode(jwt) else { throw invalid("The software statement is not a compact JWS.") }
+        guard let alg = parts.algorithm, let algorithm = JWSAlgorithm(rawValue: alg) else {
+            throw invalid("The software statement must be signed with RS256 or ES256.")
+        }
+        let candidates = keys.filter { $0.algorithm == algorithm && (parts.keyId == nil || $0.kid == parts.keyId || $0.kid.isEmpty) }
+        guard candidates.contains(where: { $0.verify(parts.signature, for: parts.signingInput) }) else {
+            throw invalid("The software statement's signature does not verify with the keys of this software_id.")
+        }
+        guard case .object(let claims)? = JSONValue(parsing: parts.payload) else {
+            throw invalid("The software statement's payload is not a JSON object.")
+        }
+        guard let issuer = claims["iss"]?.stringValue, !issuer.isEmpty else { throw invalid("The software statement has no 'iss'.") }
+        guard let exp = claims["exp"].flatMap(Self.number) else { throw invalid("The software statement has no 'exp'.") }
+        guard exp > now.timeIntervalSince1970 else { throw invalid("The software statement has expired.") }
+        if let claimed = claims["software_id"], claimed.stringValue != softwareId {
+            throw invalid("The software statement belongs to another software_id.")
+        }
+        let redirectURIs = try strings(claims["redirect_uris"], "redirect_uris")
+        guard !redirectURIs.isEmpty else { throw invalid("The software statement names no redirect_uris.") }
+        var grantTypes = try strings(claims["grant_types"], "grant_types")
+        if grantTypes.isEmpty { grantTypes = ["authorization_code", "refresh_token", "client_credentials"] }
+        guard grantTypes.allSatisfy(allowedGrantTypes.contains) else {
+            throw invalid("The software statement names a grant type instances cannot have.")
+        }
+        return SoftwareStatement(issuer: issuer, redirectURIs: redirectURIs,
+                                 scope: claims["scope"]?.stringValue ?? "openid", grantTypes: grantTypes)
+    }
+
+    private static func invalid(_ text: String) -> OAuthError { OAuthError(.invalidSoftwareStatement, text) }
+
+    private static func number(_ value: JSONValue) -> Double? {
+        switch value {
+        case .int(let number): Double(number)
+        case .double(let number): number
+        default: nil
+        }
+    }
+
+    private static func strings(_ value: JSONValue?, _ name: String) throws -> [String] {
+        guard let value else { return [] }
+        guard case .array(let items) = value else { throw invalid("The software statement's '\(name)' must be an array.") }
+        return try items.map { item in
+            guard let text = item.stringValue else { throw invalid("The software statement's '\(name)' must hold strings.") }
+            return text
+        }
+    }
+
+    /// The RS256 and P-256 keys of a JWK set; other keys are skipped, none at all is a server-side problem.
+    static func keys(_ jwks: String) throws -> [VerificationKey] {
+        guard case .object(let set)? = JSONValue(parsing: Data(jwks.utf8)), case .array(let entries)? = set["keys"] else {
+            throw OAuthError.internalFailure("software statement JWKS is not a JWK set")
+        }
+        var keys: [VerificationKey] = []
+        for case .object(let jwk) in entries {
+            let kid = jwk["kid"]?.stringValue ?? ""
+            switch jwk["kty"]?.stringValue {
+            case "RSA":
+                guard let n = jwk["n"]?.stringValue.flatMap(Base64URL.decode), let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
+                      let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { continue }
+                keys.append(VerificationKey(kid: kid, algorithm: .rs256, material: .rsa(key)))
+            case "EC":
+                guard jwk["crv"]?.stringValue == "P-256", let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
+                      let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
+                      let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else { continue }
+                keys.append(VerificationKey(kid: kid, algorithm: .es256, material: .p256(key)))
+            default:
+                continue
+            }
+        }
+        guard !keys.isEmpty else { throw OAuthError.internalFailure("software statement JWKS holds no usable key") }
+        return keys
+    }
+}
