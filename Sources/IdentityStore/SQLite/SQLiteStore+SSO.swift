@@ -29,10 +29,14 @@ extension SQLiteStore: SSOStore {
 extension SQLiteStore {
     public func accessContext(familyId: String, jti: String) async throws -> AccessContext? {
         try await pool.read { db in
-            guard let familyRow = try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE id = ?", arguments: [familyId]),
-                  let sessionRow = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?",
+            // Cached statements: this runs on every validate, and preparing SQL each time (parser and
+            // GRDB's authorizer) cost more than the three lookups themselves.
+            guard let familyRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM token_families WHERE id = ?"),
+                                                   arguments: [familyId]),
+                  let sessionRow = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sessions WHERE id = ?"),
                                                     arguments: [familyRow["session_id"] as String]) else { return nil }
-            let revoked = try Bool.fetchOne(db, sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?", arguments: [jti]) ?? false
+            let revoked = try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?"),
+                                            arguments: [jti]) ?? false
             return AccessContext(family: Self.family(from: familyRow), session: try self.session(from: sessionRow),
                                  accessTokenRevoked: revoked)
         }

@@ -19,7 +19,7 @@ extension SQLiteStore: SessionStore {
 
     public func session(id: String) async throws -> LoginSession? {
         let row = try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sessions WHERE id = ?"), arguments: [id])
         }
         return try row.map(session(from:))
     }

@@ -23,7 +23,7 @@ extension BrokerEngine {
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
         if token.utf8.contains(UInt8(ascii: ".")) {
             guard let parts = state.keys.verify(token, type: "at+jwt"),
-                  let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload),
+                  let claims = AccessTokenClaims(payload: parts.payload),
                   claims.iss == issuer else { throw invalid }
             (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
@@ -50,6 +50,6 @@ extension BrokerEngine {
         guard let sealed = session.sealedUpstream else { return nil }
         let data = try vault.open(sealed, Self.upstreamBinding(sessionId: session.id, authServiceId: session.authServiceId))
         metrics.vault("open")
-        return try JSONDecoder().decode(UpstreamToken.self, from: data)
+        return try UpstreamToken.decode(data)
     }
 }
