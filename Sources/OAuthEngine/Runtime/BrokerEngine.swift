@@ -34,6 +34,9 @@ public final class BrokerEngine: Sendable {
     /// Identifies this process in refresh leases shared with other instances.
     public let instanceId = Secrets.randomToken(bytes: 9)
     private let current: Mutex<EngineState>
+    /// Upstream tokens already opened from the vault, by ciphertext and owner. A refresh writes a
+    /// new ciphertext, so a stale entry is never asked for again; a reload starts empty.
+    let openedUpstream = BoundedCache<OpenedUpstreamKey, UpstreamToken>(capacity: 10_000)
 
     public init(issuer: String, state: EngineState, store: any BrokerStore,
                 clock: any BrokerClock, logger: Logger, metrics: any BrokerMetricsSink = NoMetrics(),
@@ -54,7 +57,10 @@ public final class BrokerEngine: Sendable {
     public var vault: Vault { current.withLock { $0.vault } }
 
     /// Swaps in a new configuration or key ring; requests in flight keep their snapshot.
-    public func replaceState(_ state: EngineState) { current.withLock { $0 = state } }
+    public func replaceState(_ state: EngineState) {
+        current.withLock { $0 = state }
+        openedUpstream.removeAll()
+    }
 
     public func updateKeys(_ keys: SigningKeyRing) { current.withLock { $0.keys = keys } }
 

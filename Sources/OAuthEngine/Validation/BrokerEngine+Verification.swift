@@ -48,8 +48,19 @@ extension BrokerEngine {
     /// The upstream token of a session, opened from the vault.
     public func upstreamToken(of session: LoginSession) throws -> UpstreamToken? {
         guard let sealed = session.sealedUpstream else { return nil }
+        let key = OpenedUpstreamKey(sealed: sealed, sessionId: session.id, authServiceId: session.authServiceId)
+        if let opened = openedUpstream.value(for: key) { return opened }
         let data = try vault.open(sealed, Self.upstreamBinding(sessionId: session.id, authServiceId: session.authServiceId))
         metrics.vault("open")
-        return try UpstreamToken.decode(data)
+        let token = try UpstreamToken.decode(data)
+        openedUpstream.store(token, for: key)
+        return token
     }
+}
+
+/// Identifies one sealed upstream token: the ciphertext and the row it is bound to.
+struct OpenedUpstreamKey: Hashable, Sendable {
+    var sealed: Data
+    var sessionId: String
+    var authServiceId: String
 }

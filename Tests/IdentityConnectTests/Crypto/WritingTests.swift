@@ -57,3 +57,17 @@ private extension JSONValue {
         }
     }
 }
+
+@Suite("BoundedCache")
+struct BoundedCacheTests {
+    @Test("keeps at most its capacity and starts over when full")
+    func bounded() {
+        let cache = BoundedCache<Int, String>(capacity: 3)
+        for key in 0..<3 { cache.store("v\(key)", for: key) }
+        #expect(cache.count == 3 && cache.value(for: 2) == "v2")
+        cache.store("v3", for: 3)
+        #expect(cache.count == 1 && cache.value(for: 0) == nil && cache.value(for: 3) == "v3")
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
+}
