@@ -4,11 +4,19 @@
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs (the whitespace HTTP headers allow).
     public var trimmingSpacesAndTabs: String {
-        let bytes = Array(utf8)
-        var start = 0
-        var end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        let bytes = utf8
+        var start: Self.UTF8View.Index?
+        var end = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let next = bytes.index(after: index)
+            if bytes[index] != 0x20 && bytes[index] != 0x09 {
+                if start == nil { start = index }
+                end = next
+            }
+            index = next
+        }
+        guard let start else { return "" }
         return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 

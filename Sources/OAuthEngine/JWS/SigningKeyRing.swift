@@ -9,10 +9,6 @@ public final class SigningKeyRing: Sendable {
     public let verificationKeys: [String: VerificationKey]
     /// `/.well-known/jwks.json`, serialized once.
     public let jwksDocument: Data
-    /// Tokens this ring has verified, by their exact text: backends validate the same token
-    /// many times, and the signature check was the largest share of a validate. A new ring
-    /// (rotation, reload) starts empty, so a removed key never verifies from memory.
-    private let verified = BoundedCache<String, CompactJWS.Parts>(capacity: 10_000)
 
     init(active: SigningKey, published: [VerificationKey]) {
         self.active = active
@@ -90,15 +86,6 @@ public final class SigningKeyRing: Sendable {
     /// Verifies a token signed by one of the published keys. The header's `alg` must be the
     /// key's own algorithm (no `none`, no algorithm confusion) and `typ` must match when given.
     public func verify(_ token: String, type expectedType: String?) -> CompactJWS.Parts? {
-        if let parts = verified.value(for: token) {
-            return expectedType == nil || parts.type?.lowercased() == expectedType?.lowercased() ? parts : nil
-        }
-        guard let parts = verifyUncached(token, type: expectedType) else { return nil }
-        verified.store(parts, for: token)
-        return parts
-    }
-
-    private func verifyUncached(_ token: String, type expectedType: String?) -> CompactJWS.Parts? {
         guard let parts = CompactJWS.decode(token), let kid = parts.keyId, let key = verificationKeys[kid],
               parts.algorithm == key.algorithm.rawValue else { return nil }
         if let expectedType, parts.type?.lowercased() != expectedType.lowercased() { return nil }

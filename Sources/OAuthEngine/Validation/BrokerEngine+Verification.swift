@@ -22,9 +22,7 @@ extension BrokerEngine {
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
         if token.utf8.contains(UInt8(ascii: ".")) {
-            guard let parts = state.keys.verify(token, type: "at+jwt"),
-                  let claims = AccessTokenClaims(payload: parts.payload),
-                  claims.iss == issuer else { throw invalid }
+            guard let claims = verifiedClaims(token, keys: state.keys) else { throw invalid }
             (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
             expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
@@ -43,6 +41,15 @@ extension BrokerEngine {
               let client = state.directory.resolve(context.family.clientId) else { throw invalid }
         return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
                                    family: context.family, session: context.session, client: client)
+    }
+
+    /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
+    func verifiedClaims(_ token: String, keys: SigningKeyRing) -> AccessTokenClaims? {
+        if let claims = verifiedAccessTokens.value(for: token) { return claims }
+        guard let parts = keys.verify(token, type: "at+jwt"), let claims = AccessTokenClaims(payload: parts.payload),
+              claims.iss == issuer else { return nil }
+        verifiedAccessTokens.store(claims, for: token)
+        return claims
     }
 
     /// The upstream token of a session, opened from the vault.
