@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "IdentityCore", dependencies: [
@@ -33,12 +34,16 @@ let package = Package(
         .target(name: "IdentityStore", dependencies: [
             "IdentityCore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .target(name: "PostgresStore", dependencies: [
+            "IdentityCore", "IdentityStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "OAuthEngine", dependencies: [
             "IdentityCore", "IdentityConfig", "IdentityStore",
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "IdentityStore", "OAuthEngine",
+            "IdentityCore", "IdentityConfig", "IdentityStore", "PostgresStore", "OAuthEngine",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -68,7 +73,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
-            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit",
+            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "PostgresStore",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),

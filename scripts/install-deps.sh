@@ -2,8 +2,9 @@
 # Installs the Debian packages the build and the tests need (root, or sudo when available).
 set -euo pipefail
 # build: pkg-config, SQLite and OpenSSL headers; tests: curl, python3, headless Chromium and its
-# driver (the browser test), wrk (the performance measurements).
-packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk)
+# driver (the browser test), wrk (the performance measurements), postgresql (PostgreSQL 15: the
+# PostgreSQL store suite and the multi-instance test; also brings psql).
+packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk postgresql)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""Two real `idconnect serve` processes on one PostgreSQL database behave as one service (SPEC §7).
+
+    scripts/multi-instance-test.py BIN        (BIN: the built idconnect binary)
+
+Needs IDCONNECT_POSTGRES_URL (a server URL; a fresh database is created for the run) and, for
+the database-restart step, IDCONNECT_POSTGRES_DIR (the directory scripts/peers/postgres-start.sh
+was given). An AuthLink stand-in in this process counts its /refresh calls.
+
+Checks, in order: an unreachable database stops `serve` at start with a clear message and a
+non-zero exit; a code issued by A is redeemed on B; 1,000 racing redemptions of the same codes
+and refresh tokens across both give exactly one winner each; 100 concurrent validates of a
+session whose upstream token expired, across both, cause exactly one upstream refresh; kill -9
+of one instance under load leaves the other serving and loses no issued refresh token;
+PostgreSQL restarted: both answer /readyz 503 meanwhile and recover without a restart.
+"""
+import base64
+import http.client
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REDIRECT = "http://localhost:3000/callback"
+CLIENT, SECRET = "kid_multi", "multi-instance-secret"
+
+
+def fail(message):
+    print(f"multi-instance: FAIL: {message}", file=sys.stderr)
+    for name, instance in INSTANCES.items():
+        print(f"--- instance {name} log (tail) ---", file=sys.stderr)
+        try:
+            print("".join(open(instance.log).readlines()[-15:]), file=sys.stderr)
+        except OSError:
+            pass
+    sys.exit(1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(port, method, path, form=None, headers=None, timeout=30):
+    """One HTTP request; returns (status, headers dict, body text). Redirects are not followed."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    body = urllib.parse.urlencode(form) if form is not None else None
+    all_headers = dict(headers or {})
+    if body is not None:
+        all_headers["Content-Type"] = "application/x-www-form-urlencoded"
+    try:
+        connection.request(method, path, body=body, headers=all_headers)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read().decode()
+    finally:
+        connection.close()
+
+
+# --- the AuthLink stand-in -------------------------------------------------------------------
+
+REFRESHES = {}
+REFRESH_LOCK = threading.Lock()
+
+
+class AuthLink(BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, payload):
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self):
+        fields = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if self.path == "/login":
+            user = fields.get("username", "")
+            if fields.get("password") != "pw":
+                return self.answer(401, {})
+            # "short…" users get an upstream token that is already inside the refresh margin.
+            lifetime = 1 if user.startswith("short") else 3600
+            return self.answer(200, {"authenticated": True, "token": f"tok-{user}", "expires_in": lifetime,
+                                     "refresh_token": f"rt-{user}", "email": f"{user}@example.org"})
+        if self.path == "/refresh":
+            token = fields.get("refresh_token", "")
+            with REFRESH_LOCK:
+                REFRESHES[token] = REFRESHES.get(token, 0) + 1
+            time.sleep(0.3)  # a slow identity source widens the window for duplicate refreshes
+            return self.answer(200, {"authenticated": True, "token": f"tok-refreshed-{token}", "expires_in": 3600,
+                                     "refresh_token": token})
+        self.answer(404, {})
+
+
+# --- broker instances ------------------------------------------------------------------------
+
+INSTANCES = {}
+
+
+class Instance:
+    def __init__(self, name, binary, config, storage, issuer, work):
+        self.name, self.binary, self.config, self.storage, self.issuer = name, binary, config, storage, issuer
+        self.port = free_port()
+        self.log = os.path.join(work, f"{name}.log")
+        self.process = None
+        INSTANCES[name] = self
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--config", self.config, "--port", str(self.port), "--issuer", self.issuer,
+             "--storage", self.storage], stdout=open(self.log, "a"), stderr=subprocess.STDOUT)
+        self.wait_ready()
+
+    def wait_ready(self, seconds=60):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                fail(f"instance {self.name} exited with {self.process.returncode}")
+            try:
+                if call(self.port, "GET", "/readyz", timeout=5)[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        fail(f"instance {self.name} not ready within {seconds}s")
+
+    def alive(self):
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.alive():
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def sign_in(port, user):
+    """Automated grant on the instance at `port`; returns the authorization code."""
+    status, _, body = call(port, "POST", "/oauth/auth",
+                           {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code"})
+    if status != 200:
+        raise RuntimeError(f"/oauth/auth {status}: {body[:200]}")
+    temp = urllib.parse.urlsplit(json.loads(body)["temp_login_uri"])
+    status, headers, body = call(port, "POST", temp.path, {
+        "client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code", "username": user, "password": "pw"})
+    location = headers.get("Location", headers.get("location", ""))
+    if status not in (302, 303) or "code=" not in location:
+        raise RuntimeError(f"sign-in {status}: {body[:200]} {location}")
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+
+
+AUTH = {"Authorization": "Basic " + base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()}
+
+
+def exchange(port, code):
+    return call(port, "POST", "/oauth/token",
+                {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "client_id": CLIENT},
+                AUTH)
+
+
+def refresh(port, token):
+    return call(port, "POST", "/oauth/token", {"grant_type": "refresh_token", "refresh_token": token}, AUTH)
+
+
+def validate(port, access):
+    return call(port, "GET", "/oauth/validate", headers={"Authorization": f"Bearer {access}"})
+
+
+def tokens(port, user):
+    status, _, body = exchange(port, sign_in(port, user))
+    if status != 200:
+        raise RuntimeError(f"code exchange {status}: {body[:200]}")
+    return json.loads(body)
+
+
+# --- the checks ------------------------------------------------------------------------------
+
+def check_unreachable(binary, config, work):
+    port = free_port()
+    started = time.time()
+    result = subprocess.run([binary, "serve", "--config", config, "--port", str(free_port()), "--storage",
+                             f"postgres://idconnect:hunter2secret@127.0.0.1:{port}/nowhere?connect_timeout=3"],
+                            capture_output=True, text=True, timeout=60)
+    output = result.stdout + result.stderr
+    if result.returncode == 0:
+        fail("serve started without its database")
+    if f"cannot connect to PostgreSQL at 127.0.0.1:{port}/nowhere" not in output:
+        fail(f"unreachable database not named in the error: {output[-400:]}")
+    if "hunter2secret" in output:
+        fail("the database password appeared in the error")
+    print(f"  unreachable database at start: exit {result.returncode} in {time.time() - started:.1f}s with a clear message")
+
+
+def check_cross_instance(a, b):
+    code = sign_in(a.port, "alice")
+    status, _, body = exchange(b.port, code)
+    if status != 200:
+        fail(f"code from A not redeemed on B: {status} {body[:200]}")
+    issued = json.loads(body)
+    for instance in (a, b):
+        if validate(instance.port, issued["access_token"])[0] != 200:
+            fail(f"token from B does not validate on {instance.name}")
+    status, _, body = refresh(a.port, issued["refresh_token"])
+    if status != 200:
+        fail(f"refresh token from B not accepted by A: {status} {body[:200]}")
+    print("  code issued by A redeemed on B; its tokens validate and refresh on both")
+
+
+def check_races(a, b):
+    instances = [a, b]
+    codes = [sign_in(instances[i % 2].port, f"racer{i}") for i in range(20)]
+    attempts = [(codes[i % 20], instances[i % 2].port) for i in range(500)]
+    with ThreadPoolExecutor(64) as pool:
+        results = list(pool.map(lambda item: (item[0],) + exchange(item[1], item[0]), attempts))
+    winners = {}
+    for code, status, _, body in results:
+        if status == 200:
+            winners.setdefault(code, []).append(json.loads(body))
+        elif status != 400 or json.loads(body).get("error") != "invalid_grant":
+            fail(f"racing code redemption answered {status}: {body[:200]}")
+    if sorted(winners) != sorted(codes) or any(len(v) != 1 for v in winners.values()):
+        fail(f"codes: expected exactly one winner per code, got {[len(v) for v in winners.values()]}")
+    refresh_tokens = [v[0]["refresh_token"] for v in winners.values()]
+    attempts = [(refresh_tokens[i % 20], instances[i % 2].port) for i in range(500)]
+    with ThreadPoolExecutor(64) as pool:
+        results = list(pool.map(lambda item: (item[0],) + refresh(item[1], item[0]), attempts))
+    rotated = {}
+    for token, status, _, body in results:
+        if status == 200:
+            rotated.setdefault(token, set()).add(json.loads(body)["refresh_token"])
+        elif status != 400:
+            fail(f"racing refresh answered {status}: {body[:200]}")
+    # Losers inside the grace period get the winner's response again: one new token per old one.
+    if sorted(rotated) != sorted(refresh_tokens) or any(len(v) != 1 for v in rotated.values()):
+        fail(f"refresh: expected exactly one rotation per token, got {[len(v) for v in rotated.values()]}")
+    for new in list(rotated.values())[:5]:
+        if refresh(a.port, next(iter(new)))[0] != 200:
+            fail("the winning rotation's refresh token does not work")
+    print("  1,000 racing redemptions (500 of 20 codes, 500 of 20 refresh tokens) across A and B: one winner each")
+
+
+def check_single_refresh(a, b):
+    issued = tokens(a.port, "short-lived")
+    time.sleep(1.2)
+    ports = [a.port, b.port] * 50
+    with ThreadPoolExecutor(100) as pool:
+        statuses = list(pool.map(lambda port: validate(port, issued["access_token"])[0], ports))
+    if statuses.count(200) != 100:
+        fail(f"validates of an expired upstream session: {sorted(set(statuses))}")
+    count = REFRESHES.get("rt-short-lived", 0)
+    if count != 1:
+        fail(f"100 validates across both instances caused {count} upstream refreshes, expected 1")
+    print("  100 concurrent validates of an expired upstream session across A and B: exactly 1 upstream refresh")
+
+
+def check_kill(a, b):
+    chains = {}  # worker → its latest refresh token, as the client holds it
+    stop = threading.Event()
+    served_after_kill = [0]
+    killed = threading.Event()
+    errors = []
+
+    def worker(index):
+        port_cycle = [a.port, b.port]
+        try:
+            latest = tokens(a.port, f"load{index}")["refresh_token"]
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(f"setup: {error}")
+            return
+        chains[index] = latest
+        turn = index
+        while not stop.is_set():
+            turn += 1
+            port = port_cycle[turn % 2]
+            if killed.is_set() and port == b.port:
+                continue
+            try:
+                status, _, body = refresh(port, latest)
+            except OSError:
+                continue  # the instance died mid-request: the client keeps its token and retries
+            if status == 200:
+                latest = json.loads(body)["refresh_token"]
+                chains[index] = latest
+                if killed.is_set():
+                    served_after_kill[0] += 1
+            elif status != 503:
+                errors.append(f"refresh {status}: {body[:160]}")
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(16)]
+    for thread in threads:
+        thread.start()
+    time.sleep(3)
+    b.stop(signal.SIGKILL)
+    killed.set()
+    time.sleep(3)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    if errors:
+        fail(f"errors under load: {errors[:3]}")
+    if served_after_kill[0] == 0:
+        fail("A served no refresh after B was killed")
+    # Every refresh token a client holds still works (a rotation B committed but never answered
+    # is covered by the grace period: the old token returns the new pair).
+    lost = [i for i, token in chains.items() if refresh(a.port, token)[0] != 200]
+    if lost or len(chains) != 16:
+        fail(f"refresh tokens lost after kill -9: {len(lost)} of {len(chains)}")
+    print(f"  kill -9 of B under load: A served {served_after_kill[0]} refreshes after it; all {len(chains)} clients' tokens still work")
+
+
+def check_database_restart(a, b, postgres_dir):
+    stop_script = os.path.join(ROOT, "scripts/peers/postgres-stop.sh")
+    start_script = os.path.join(ROOT, "scripts/peers/postgres-start.sh")
+    issued = tokens(a.port, "restart")
+    subprocess.run([stop_script, postgres_dir, "--keep"], check=True)
+    for instance in (a, b):
+        status = call(instance.port, "GET", "/readyz", timeout=10)[0]
+        if status != 503:
+            fail(f"{instance.name} /readyz answered {status} with the database down")
+        if not instance.alive():
+            fail(f"{instance.name} exited when the database went away")
+    subprocess.run([start_script, postgres_dir], check=True, stdout=subprocess.DEVNULL)
+    for instance in (a, b):
+        instance.wait_ready(30)
+    if validate(b.port, issued["access_token"])[0] != 200:
+        fail("token issued before the restart does not validate after it")
+    if refresh(b.port, issued["refresh_token"])[0] != 200:
+        fail("refresh token issued before the restart does not work after it")
+    tokens(b.port, "after-restart")
+    print("  PostgreSQL restarted: /readyz 503 meanwhile, both instances recovered without a restart")
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/idconnect")
+    server_url = os.environ.get("IDCONNECT_POSTGRES_URL")
+    postgres_dir = os.environ.get("IDCONNECT_POSTGRES_DIR")
+    if not server_url:
+        print("multi-instance: SKIPPED: IDCONNECT_POSTGRES_URL is not set (scripts/test.sh starts PostgreSQL)")
+        return
+    database = "idc_multi_" + secrets.token_hex(6)
+    subprocess.run(["psql", server_url, "-q", "-c", f"CREATE DATABASE {database}"], check=True)
+    parts = urllib.parse.urlsplit(server_url)
+    storage = urllib.parse.urlunsplit(parts._replace(path="/" + database, query=(parts.query + "&" if parts.query else "") + "pool=8"))
+
+    authlink = ThreadingHTTPServer(("127.0.0.1", 0), AuthLink)
+    threading.Thread(target=authlink.serve_forever, daemon=True).start()
+    link = f"http://127.0.0.1:{authlink.server_address[1]}"
+
+    work = tempfile.mkdtemp(prefix="idc-multi-")
+    config = os.path.join(work, "config")
+    os.makedirs(os.path.join(config, "environments"))
+    os.environ["IDCONNECT_VAULT_KEY"] = base64.b64encode(os.urandom(32)).decode()
+    with open(os.path.join(config, "server.yaml"), "w") as f:
+        f.write("vault:\n  keys:\n    - id: v1\n      secret: ${env:IDCONNECT_VAULT_KEY}\n")
+    with open(os.path.join(config, "environments", "multi.yaml"), "w") as f:
+        f.write(f"""environments:
+  - appKey: {CLIENT}
+    appSecret: {SECRET}
+    name: Multi-instance test
+    defaultAuthService: link
+    authServices:
+      - id: link
+        name: AuthLink
+        redirectUri: [ "{REDIRECT}" ]
+        grantTtl: 60
+        tokenTtl: 3600
+        refresh: true
+        refreshTtl: 86400
+        provider:
+          type: custom
+          remoteService: {link}/login
+          options:
+            refreshUrl: {link}/refresh
+          allowedAttributes: [ id, email ]
+""")
+    a = Instance("A", binary, config, storage, "", work)
+    issuer = f"http://127.0.0.1:{a.port}"
+    a.issuer = issuer
+    b = Instance("B", binary, config, storage, issuer, work)
+    try:
+        print("multi-instance: two idconnect serve processes on one PostgreSQL database")
+        check_unreachable(binary, config, work)
+        a.start()
+        b.start()
+        check_cross_instance(a, b)
+        check_races(a, b)
+        check_single_refresh(a, b)
+        check_kill(a, b)
+        b.start()
+        if postgres_dir:
+            check_database_restart(a, b, postgres_dir)
+        else:
+            print("  database restart: SKIPPED (IDCONNECT_POSTGRES_DIR not set)")
+        for instance in (a, b):
+            for secret in ("hunter2secret", SECRET, parts.password or "\0"):
+                if secret in open(instance.log).read():
+                    fail(f"a secret appeared in {instance.name}'s log")
+        print("multi-instance: OK")
+    finally:
+        for instance in (a, b):
+            instance.stop()
+        authlink.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
