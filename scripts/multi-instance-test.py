@@ -237,7 +237,11 @@ def check_races(a, b):
             fail(f"racing code redemption answered {status}: {body[:200]}")
     if sorted(winners) != sorted(codes) or any(len(v) != 1 for v in winners.values()):
         fail(f"codes: expected exactly one winner per code, got {[len(v) for v in winners.values()]}")
-    refresh_tokens = [v[0]["refresh_token"] for v in winners.values()]
+    # A replayed code revokes what its first use issued (RFC 6749 §10.5), on either instance.
+    for issued in list(winners.values())[:5]:
+        if validate(b.port, issued[0]["access_token"])[0] == 200:
+            fail("tokens of a replayed code still validate")
+    refresh_tokens = [tokens(instances[i % 2].port, f"rotator{i}")["refresh_token"] for i in range(20)]
     attempts = [(refresh_tokens[i % 20], instances[i % 2].port) for i in range(500)]
     with ThreadPoolExecutor(64) as pool:
         results = list(pool.map(lambda item: (item[0],) + refresh(item[1], item[0]), attempts))
