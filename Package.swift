@@ -37,6 +37,7 @@ let package = Package(
         .target(name: "PostgresStore", dependencies: [
             "IdentityCore", "IdentityStore", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "OAuthEngine", dependencies: [
             "IdentityCore", "IdentityConfig", "IdentityStore",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validate and code-exchange throughput on SQLite vs PostgreSQL storage (SPEC §7, §8).
 
-    IDCONNECT_POSTGRES_URL=postgres://… scripts/bench-storage.py [--duration 10] [--codes 3000] [--configuration debug]
+    IDCONNECT_POSTGRES_URL=postgres://… scripts/bench-storage.py [--duration 10] [--codes 3000] [--pool 10] [--configuration debug]
 
 Runs one broker (and the sample AuthLink) per storage, each on a fresh store, loads it with wrk
 over loopback (validate of one JWT; code exchange of prepared single-use codes) and prints one
@@ -26,12 +26,13 @@ import load  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def postgres_storage(server_url):
-    """A fresh database on the server for this run."""
+def postgres_storage(server_url, pool):
+    """A fresh database on the server for this run, used through a pool of `pool` connections."""
     database = "idc_bench_" + secrets.token_hex(5)
     subprocess.run(["psql", server_url, "-q", "-c", f"CREATE DATABASE {database}"], check=True)
     parts = urllib.parse.urlsplit(server_url)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + database))
+    query = "&".join(filter(None, [parts.query, f"pool={pool}"]))
+    return urllib.parse.urlunsplit(parts._replace(path="/" + database, query=query))
 
 
 def measure(label, storage, binaries, options, workdir):
@@ -77,6 +78,7 @@ def main():
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--codes", type=int, default=3000, help="prepared codes (the exchange stops when they run out)")
+    parser.add_argument("--pool", type=int, default=10, help="PostgreSQL connections per broker (default 10)")
     parser.add_argument("--configuration", default="debug", choices=["debug", "release"])
     options = parser.parse_args()
     server_url = os.environ.get("IDCONNECT_POSTGRES_URL")
@@ -88,7 +90,7 @@ def main():
     os.environ["BENCH_TMP"] = workdir
     try:
         results = measure("SQLite", "sqlite:" + os.path.join(workdir, "bench.sqlite"), binaries, options, workdir)
-        results += measure("PostgreSQL", postgres_storage(server_url), binaries, options, workdir)
+        results += measure("PostgreSQL", postgres_storage(server_url, options.pool), binaries, options, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"{options.configuration} build, wrk -t{options.threads} -c{options.connections}, {options.duration} s per scenario")

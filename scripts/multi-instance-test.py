@@ -334,13 +334,10 @@ def check_database_restart(a, b, postgres_dir):
     start_script = os.path.join(ROOT, "scripts/peers/postgres-start.sh")
     issued = tokens(a.port, "restart")
     subprocess.run([stop_script, postgres_dir, "--keep"], check=True)
-    for instance in (a, b):
-        status = call(instance.port, "GET", "/readyz", timeout=10)[0]
-        if status != 503:
-            fail(f"{instance.name} /readyz answered {status} with the database down")
-        if not instance.alive():
-            fail(f"{instance.name} exited when the database went away")
-    subprocess.run([start_script, postgres_dir], check=True, stdout=subprocess.DEVNULL)
+    try:
+        check_database_down(a, b, issued)
+    finally:
+        subprocess.run([start_script, postgres_dir], check=True, stdout=subprocess.DEVNULL)
     for instance in (a, b):
         instance.wait_ready(30)
     if validate(b.port, issued["access_token"])[0] != 200:
@@ -348,7 +345,22 @@ def check_database_restart(a, b, postgres_dir):
     if refresh(b.port, issued["refresh_token"])[0] != 200:
         fail("refresh token issued before the restart does not work after it")
     tokens(b.port, "after-restart")
-    print("  PostgreSQL restarted: /readyz 503 meanwhile, both instances recovered without a restart")
+    print("  PostgreSQL restarted: /readyz and requests 503 meanwhile, both instances recovered without a restart")
+
+
+def check_database_down(a, b, issued):
+    for instance in (a, b):
+        status = call(instance.port, "GET", "/readyz", timeout=10)[0]
+        if status != 503:
+            fail(f"{instance.name} /readyz answered {status} with the database down")
+        if not instance.alive():
+            fail(f"{instance.name} exited when the database went away")
+    # Requests fail cleanly and promptly meanwhile (statement_timeout + connect_timeout = 4 s).
+    time.sleep(1.5)  # the reachability probe runs once a second
+    started = time.time()
+    status, _, body = validate(a.port, issued["access_token"])
+    if status != 503 or time.time() - started > 8:
+        fail(f"validate with the database down: {status} after {time.time() - started:.1f}s: {body[:200]}")
 
 
 def main():
@@ -361,7 +373,7 @@ def main():
     database = "idc_multi_" + secrets.token_hex(6)
     subprocess.run(["psql", server_url, "-q", "-c", f"CREATE DATABASE {database}"], check=True)
     parts = urllib.parse.urlsplit(server_url)
-    storage = urllib.parse.urlunsplit(parts._replace(path="/" + database, query=(parts.query + "&" if parts.query else "") + "pool=8"))
+    storage = urllib.parse.urlunsplit(parts._replace(path="/" + database, query=(parts.query + "&" if parts.query else "") + "pool=8&statement_timeout=2&connect_timeout=2"))
 
     authlink = ThreadingHTTPServer(("127.0.0.1", 0), AuthLink)
     threading.Thread(target=authlink.serve_forever, daemon=True).start()
