@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// The schema, created and upgraded at start, safely when several instances start at once.
@@ -71,19 +72,53 @@ enum PostgresMigrations {
     static func migrate(settings: PostgresSettings, logger: Logger) async throws {
         let connection: PostgresConnection
         do {
-            connection = try await PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: settings.connectionConfiguration(),
-                id: 0, logger: logger).get()
+            connection = try await connect(settings: settings, logger: logger)
         } catch {
             throw PostgresStoreError("cannot connect to PostgreSQL at \(settings.location): \(PostgresStoreError.reason(error))")
         }
+        // Closed without waiting for the server's goodbye: nothing depends on it.
+        defer {
+            // Kept alive until closed (postgres-nio asserts that a connection is closed first).
+            let closing: EventLoopFuture<Void> = connection.close()
+            closing.whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
         do {
             try await migrate(on: connection, logger: logger)
-            try? await connection.close()
         } catch {
-            try? await connection.close()
             throw PostgresStoreError("cannot migrate the PostgreSQL database at \(settings.location): \(PostgresStoreError.reason(error))")
         }
+    }
+
+    /// One connection, or an error once `connect_timeout` (plus the handshake's share) has
+    /// passed — the TCP connect timeout alone does not bound a server that accepts and then
+    /// never completes the startup exchange.
+    private static func connect(settings: PostgresSettings, logger: Logger) async throws -> PostgresConnection {
+        let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
+        let configuration = try settings.connectionConfiguration()
+        let attempt: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
+            on: eventLoop, configuration: configuration, id: 0, logger: logger)
+        let result = eventLoop.makePromise(of: PostgresConnection.self)
+        let settled = NIOLockedValueBox(false)
+        let settle: @Sendable (Result<PostgresConnection, any Error>) -> Bool = { outcome in
+            let first = settled.withLockedValue { done in
+                defer { done = true }
+                return !done
+            }
+            if first { result.completeWith(outcome) }
+            return first
+        }
+        let timer = eventLoop.scheduleTask(in: .seconds(Int64(settings.connectTimeout) * 2)) {
+            _ = settle(.failure(PostgresUnavailable(description: "no answer within \(settings.connectTimeout * 2) s")))
+        }
+        attempt.whenComplete { outcome in
+            timer.cancel()
+            // Too late: the caller has given up, so the connection is not needed.
+            if !settle(outcome), case .success(let late) = outcome {
+                let closing: EventLoopFuture<Void> = late.close()
+                closing.whenComplete { _ in withExtendedLifetime(late) {} }
+            }
+        }
+        return try await result.futureResult.get()
     }
 
     static func migrate(on connection: PostgresConnection, logger: Logger) async throws {
@@ -108,10 +143,13 @@ enum PostgresMigrations {
                 try await Task.sleep(for: .milliseconds(100))
                 continue
             }
-            for migration in missing {
+            // Read again under the lease: the previous holder may have finished just before.
+            let appliedNow = Set(try await connection.query("SELECT version FROM idconnect_migrations", logger: logger)
+                .collect().map { try $0.decode(String.self) })
+            for migration in missing where !appliedNow.contains(migration.version) {
                 try await connection.withTransaction(logger: logger) { connection in
-                    // Inserted first: should another instance have applied it meanwhile, this fails
-                    // on the primary key and the transaction (with its DDL) rolls back.
+                    // Inserted first: should another instance have applied it anyway (its lease ran
+                    // out), this fails on the primary key and the transaction (with its DDL) rolls back.
                     try await connection.query("""
                         INSERT INTO idconnect_migrations (version, applied_at) VALUES (\(migration.version), \(Date().pg))
                         """, logger: logger)

@@ -33,7 +33,29 @@ public final class PostgresStore: Sendable {
 
     public static func open(settings: PostgresSettings, logger: Logger = Logger(label: "idconnect.postgres")) async throws -> PostgresStore {
         try await PostgresMigrations.migrate(settings: settings, logger: logger)
-        return PostgresStore(settings: settings, logger: logger)
+        let store = PostgresStore(settings: settings, logger: logger)
+        try await store.warmUp()
+        return store
+    }
+
+    /// Waits until the pool serves a statement. A connection asked of the pool before its `run()`
+    /// task has started is not reliably served (postgres-nio warns about it, and calls made in
+    /// that window hung now and then under load), so `open` returns only once the pool answers.
+    private func warmUp() async throws {
+        let deadline = ContinuousClock.now + .seconds(settings.connectTimeout * 2)
+        while true {
+            do {
+                _ = try await Self.withDeadline(.seconds(1), location: settings.location) { [client, logger] in
+                    try await client.query("SELECT 1", logger: logger).collect().count
+                }
+                return
+            } catch where ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                try? await close()
+                throw PostgresStoreError("the PostgreSQL pool for \(settings.location) did not start: \(PostgresStoreError.reason(error))")
+            }
+        }
     }
 
     private init(settings: PostgresSettings, logger: Logger) {
@@ -188,11 +210,13 @@ extension PostgresStore: MaintenanceStore {
         return removed
     }
 
+    /// Shuts the pool down first (every call still waiting for a connection fails at once), then
+    /// stops the probe.
     public func close() async throws {
-        prober.cancel()
-        await prober.value
         runner.cancel()
+        prober.cancel()
         await runner.value
+        await prober.value
     }
 }
 

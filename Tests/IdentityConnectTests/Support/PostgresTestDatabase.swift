@@ -26,13 +26,8 @@ enum PostgresTestDatabase {
         let logger = Logger(label: "postgres-test-setup")
         let connection = try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(),
                                                               configuration: configuration, id: 1, logger: logger).get()
-        do {
-            try await connection.query("CREATE DATABASE \(unescaped: name)", logger: logger)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        try? await connection.close()
+        defer { closeWithoutWaiting(connection) }
+        try await connection.query("CREATE DATABASE \(unescaped: name)", logger: logger)
         components.path = "/" + name
         return components.string!
     }
@@ -48,9 +43,16 @@ enum PostgresTestDatabase {
         let logger = Logger(label: "postgres-test")
         let connection = try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(),
                                                               configuration: configuration, id: 2, logger: logger).get()
-        defer { Task { try? await connection.close() } }
+        defer { closeWithoutWaiting(connection) }
         return try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
     }
+}
+
+/// Closes a connection in the background, keeping it alive until it is closed (postgres-nio
+/// asserts that). Awaiting `close()` itself hung now and then under the parallel test load.
+func closeWithoutWaiting(_ connection: PostgresConnection) {
+    let closing: EventLoopFuture<Void> = connection.close()
+    closing.whenComplete { _ in withExtendedLifetime(connection) {} }
 }
 
 struct PostgresTestSetupError: Error, CustomStringConvertible {
