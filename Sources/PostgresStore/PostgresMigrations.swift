@@ -164,7 +164,8 @@ enum PostgresMigrations {
     }
 
     /// The two bookkeeping tables. `IF NOT EXISTS` still races when two instances create the same
-    /// table at the same moment (a unique violation in the catalog), so that error means "done".
+    /// table at the same moment (a unique violation in the catalog, or "type already exists"),
+    /// so those errors mean "try again": the next attempt finds the table.
     private static func createBookkeeping(on connection: PostgresConnection, logger: Logger) async throws {
         let statements = [
             "CREATE TABLE IF NOT EXISTS idconnect_migrations (version TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL)",
@@ -178,7 +179,7 @@ enum PostgresMigrations {
                 do {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                     break
-                } catch let error as PSQLError where ["23505", "42P07"].contains(error.serverInfo?[.sqlState] ?? "") && attempt < 5 {
+                } catch let error as PSQLError where ["23505", "42P07", "42710"].contains(error.serverInfo?[.sqlState] ?? "") && attempt < 5 {
                     try await Task.sleep(for: .milliseconds(50))
                 }
             }
