@@ -17,8 +17,9 @@ stop_peers() {
   scripts/peers/llng-stop.sh || true
 }
 trap stop_peers EXIT
-DOT_ACCESS_TTL=120 scripts/peers/oidc-op-start.sh
-LLNG_ACCESS_TTL=120 scripts/peers/llng-start.sh
+export IDCONNECT_OIDC_ACCESS_TTL=120 IDCONNECT_LLNG_ACCESS_TTL=120
+DOT_ACCESS_TTL=$IDCONNECT_OIDC_ACCESS_TTL scripts/peers/oidc-op-start.sh
+LLNG_ACCESS_TTL=$IDCONNECT_LLNG_ACCESS_TTL scripts/peers/llng-start.sh
 export IDCONNECT_OIDC_ISSUER=http://127.0.0.1:9100/o
 export IDCONNECT_LLNG_ISSUER=http://127.0.0.1:9300
 

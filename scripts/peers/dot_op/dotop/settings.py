@@ -23,7 +23,11 @@ TEMPLATES = [{
     "APP_DIRS": True,
     "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
 }]
-DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(RUN_DIR, "db.sqlite3")}}
+# The broker's tests call in parallel: WAL, a busy timeout and write transactions that take the
+# lock up front, so that concurrent requests wait instead of failing with "database is locked".
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": os.path.join(RUN_DIR, "db.sqlite3"),
+                         "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                                     "init_command": "PRAGMA journal_mode=WAL;"}}}
 # The default PBKDF2 costs ~0.3 s per login on a busy 2-core machine; this peer holds test users only.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 USE_TZ = True
@@ -48,3 +52,7 @@ OAUTH2_PROVIDER = {
     "REQUEST_APPROVAL_PROMPT": "auto",
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
 }
+# Errors (with tracebacks) go to the server log under $DOT_DIR.
+LOGGING = {"version": 1, "disable_existing_loggers": False,
+           "handlers": {"stderr": {"class": "logging.StreamHandler"}},
+           "loggers": {"django.request": {"handlers": ["stderr"], "level": "ERROR"}}}
