@@ -108,12 +108,12 @@ final class FakeOpenIDProvider: Sendable {
                     case .down: return Self.json(["error": "server_error"], status: .serviceUnavailable)
                     case .rotate:
                         // Rotation enforced: only the latest refresh token works.
-                        guard form["refresh_token"] == "rt-\(state.issued)" else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
+                        guard form["refresh_token"] == "upstream-refresh-\(state.issued)" else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
                         state.issued += 1
                     }
                 }
-                var answer: [String: Any] = ["access_token": "at-\(state.issued)", "token_type": "Bearer", "expires_in": 60,
-                                             "refresh_token": "rt-\(state.issued)"]
+                var answer: [String: Any] = ["access_token": "upstream-access-\(state.issued)", "token_type": "Bearer", "expires_in": 60,
+                                             "refresh_token": "upstream-refresh-\(state.issued)"]
                 if form["grant_type"] == "authorization_code", let idToken = state.idToken { answer["id_token"] = idToken }
                 for (key, value) in state.extraTokenFields { answer[key] = (try? JSONSerialization.jsonObject(with: Data(value.utf8))) ?? value }
                 return Self.json(answer)

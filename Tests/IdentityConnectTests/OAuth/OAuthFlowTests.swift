@@ -54,7 +54,7 @@ struct OAuthFlowTests {
                 let tokens = try await OAuthPeerFixture.exchange(client, code: code, authService: "plain")
                 let validated = try await OAuthPeerFixture.validate(client, try #require(tokens.json["access_token"] as? String))
                 #expect(validated.json["id"] as? String == "42")
-                #expect(OAuthPeerFixture.upstreamToken(validated.json) == "at-1")
+                #expect(OAuthPeerFixture.upstreamToken(validated.json) == "upstream-access-1")
             }
         }
     }
@@ -178,18 +178,27 @@ struct OAuthFlowTests {
                     let answer = try await OAuthPeerFixture.validate(client, access)
                     return (Int(answer.status.code), OAuthPeerFixture.upstreamToken(answer.json))
                 }
-                #expect(try await upstream().token == "at-1")
+                #expect(try await upstream().token == "upstream-access-1")
                 broker.clock.advance(40)
-                #expect(try await upstream().token == "at-2")
+                #expect(try await upstream().token == "upstream-access-2")
                 broker.clock.advance(40)
-                #expect(try await upstream().token == "at-3")   // only possible with the rotated rt-2
+                #expect(try await upstream().token == "upstream-access-3")   // only possible with the rotated refresh token
+
+                // Upstream tokens and the id_token are sealed: none of them is in the database in clear.
+                var bytes = Data()
+                for suffix in ["", "-wal", "-shm"] { bytes.append(FileManager.default.contents(atPath: broker.databasePath + suffix) ?? Data()) }
+                #expect(bytes.count > 10_000)
+                let idToken = try #require(provider.state.withLock { $0.idToken })
+                for secret in ["upstream-access-", "upstream-refresh-", String(idToken.split(separator: ".")[2].prefix(40)), "s3cret"] {
+                    #expect(bytes.range(of: Data(secret.utf8)) == nil, "found \(secret.prefix(20)) in the database")
+                }
 
                 provider.update { $0.refreshMode = .down }
                 broker.clock.advance(40)
                 #expect(try await upstream().status == 503)
                 #expect(try await upstream().status == 503)
                 provider.update { $0.refreshMode = .rotate }
-                #expect(try await upstream().token == "at-4")
+                #expect(try await upstream().token == "upstream-access-4")
 
                 provider.update { $0.refreshMode = .refuse }
                 broker.clock.advance(40)
