@@ -47,6 +47,24 @@ struct LemonLDAPTests {
         }
     }
 
+    @Test("signing out at LemonLDAP::NG ends its session: the next upstream refresh is refused and the broker session ends")
+    func signOutUpstreamEndsSession() async throws {
+        let broker = try await TestBroker.make(files: Self.files, registry: OAuthPeerFixture.registry)
+        try await broker.withClient { client in
+            let browser = UpstreamBrowser()
+            let tokens = try await OAuthPeerFixture.signIn(client, authService: "llng", username: "rtyler", password: "rtyler", browser: browser)
+            let access = try #require(tokens["access_token"] as? String)
+            #expect(try await OAuthPeerFixture.validate(client, access).status == .ok)
+            let logout = try await browser.request("\(Self.issuer)/?logout=1")
+            #expect(logout.status < 500)
+
+            broker.clock.advance(Self.upstreamTTL + 10)
+            #expect(try await OAuthPeerFixture.validate(client, access).status == .unauthorized)
+            let refreshed = try await OAuthPeerFixture.refresh(client, try #require(tokens["refresh_token"] as? String), authService: "llng")
+            #expect(refreshed.json["error"] as? String == "invalid_grant")
+        }
+    }
+
     @Test("grantType password with the client secret in the body; a wrong password is access_denied")
     func passwordGrant() async throws {
         let broker = try await TestBroker.make(files: Self.files, registry: OAuthPeerFixture.registry)

@@ -107,13 +107,21 @@ struct OAuthFlowTests {
                 #expect(queryItems(down)["error"] == "temporarily_unavailable")
             }
         }
-        // A provider that does not answer at all: the sign-in cannot even start.
+        // A provider that does not answer at all: the sign-in cannot even start, the password grant is 503.
         let broker = try await TestBroker.make(files: FakeProviderFixture.files(base: "http://127.0.0.1:9"), registry: OAuthPeerFixture.registry)
         try await broker.withClient { client in
             let response = try await client.get("/oauth/auth?" + formEncode([
                 ("client_id", "\(OAuthPeerFixture.appKey).fake"), ("redirect_uri", TestBroker.redirect), ("response_type", "code"), ("state", "s")]))
             let location = try #require(response.location)
             #expect(queryItems(location)["error"] == "temporarily_unavailable")
+        }
+        let password = OAuthPeerFixture.service("pw", type: "oauth2", remoteService: "http://127.0.0.1:9/token",
+                                                options: "clientId: c, grantType: password, timeout: 2")
+        let passwordBroker = try await TestBroker.make(files: OAuthPeerFixture.files(password), registry: OAuthPeerFixture.registry)
+        try await passwordBroker.withClient { client in
+            let answer = try await OAuthPeerFixture.passwordGrant(client, authService: "pw", username: "alice", password: "alicepw")
+            #expect(answer.status == .serviceUnavailable)
+            #expect(answer.json["error"] as? String == "temporarily_unavailable")
         }
     }
 

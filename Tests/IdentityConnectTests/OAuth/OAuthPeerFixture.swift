@@ -38,7 +38,7 @@ enum OAuthPeerFixture {
         """
               - id: \(id)
                 redirectUri: [ "\(TestBroker.redirect)" ]
-                tokenTtl: 3600
+                tokenTtl: 86400   # longer than any clock jump the tests make
                 provider:
                   type: \(type)
         \(remoteService.map { "          remoteService: \"\($0)\"\n" } ?? "")          options: { \(options) }
@@ -62,9 +62,9 @@ enum OAuthPeerFixture {
     }
 
     /// The whole browser sign-in through the provider's login form, ending with the broker's tokens.
-    static func signIn(_ client: any TestClientProtocol, authService: String, username: String, password: String) async throws -> [String: Any] {
+    static func signIn(_ client: any TestClientProtocol, authService: String, username: String, password: String,
+                       browser: UpstreamBrowser = UpstreamBrowser()) async throws -> [String: Any] {
         let (upstream, cookie) = try await start(client, authService: authService)
-        let browser = UpstreamBrowser()
         let back = try await browser.signIn(start: upstream, stopPrefix: callbackPrefix, username: username, password: password)
         let landed = try await callback(client, back, cookie: cookie)
         let location = try #require(landed.location)
