@@ -55,6 +55,11 @@ let package = Package(
         ], path: "Connectors/ConnectorHTTP"),
         .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
         .target(name: "SAMLWrapConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/SAMLWrapConnector"),
+        .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
+        .target(name: "LDAPClient", dependencies: ["CLDAP", "IdentityCore"], path: "Connectors/LDAPClient"),
+        .target(name: "LDAPConnector", dependencies: [
+            "LDAPClient", "IdentityCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Connectors/LDAPConnector"),
         .target(name: "AuthLinkKit", dependencies: [
             "IdentityCore", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -64,11 +69,13 @@ let package = Package(
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
             "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector",
+            "LDAPConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit",
+            "LDAPConnector", "LDAPClient",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),

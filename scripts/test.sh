@@ -10,6 +10,24 @@ started=$(date +%s)
 swift build --build-tests
 echo "== build finished in $(( $(date +%s) - started ))s"
 
+# Test peers: OpenLDAP slapd (plain, StartTLS, ldaps) and, as root, a Samba AD DC. Stopped on exit.
+peers_dir=${IDCONNECT_PEERS_DIR:-/tmp/idconnect-peers}
+stop_peers() {
+  LDAP_DIR="$peers_dir/ldap" scripts/peers/ldap-stop.sh || true
+  SAMBA_DIR="$peers_dir/samba" scripts/peers/samba-ad-stop.sh || true
+}
+trap stop_peers EXIT
+LDAP_DIR="$peers_dir/ldap" scripts/peers/ldap-start.sh
+export IDCONNECT_LDAP_URL=ldap://127.0.0.1:10389 IDCONNECT_LDAPS_URL=ldaps://127.0.0.1:10636
+export IDCONNECT_LDAP_CA="$peers_dir/ldap/tls/ca.pem"
+if [ "$(id -u)" -eq 0 ]; then
+  SAMBA_DIR="$peers_dir/samba" scripts/peers/samba-ad-start.sh
+  export IDCONNECT_AD_URL=ldap://127.0.0.1:389 IDCONNECT_AD_LDAPS_URL=ldaps://127.0.0.1:636
+  export IDCONNECT_AD_CA="$peers_dir/samba/tls/cert.pem" IDCONNECT_AD_SMBCONF="$peers_dir/samba/etc/smb.conf"
+else
+  echo "== not root: the Samba AD peer (fixed ports 389/636) is not started; the AD suites skip"
+fi
+
 swift test --skip-build
 scripts/smoke.sh
 scripts/browser-test.sh

@@ -1,11 +1,13 @@
 import AuthLinkConnector
 import IdentityCore
+import LDAPConnector
 import SAMLWrapConnector
 import StaticConnector
 
 /// Every connector this build ships, registered by provider type. The core imports none of them.
 enum ConnectorCatalog {
     static var registry: ConnectorRegistry {
-        ConnectorRegistry([StaticConnectorFactory(), AuthLinkConnectorFactory(), SAMLWrapConnectorFactory()])
+        ConnectorRegistry([StaticConnectorFactory(), AuthLinkConnectorFactory(), SAMLWrapConnectorFactory(),
+                           LDAPConnectorFactory()])
     }
 }
