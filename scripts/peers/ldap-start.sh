@@ -13,7 +13,7 @@
 #   cn=admin,dc=example,dc=org / adminpw          (rootdn: tests change data with it)
 #   cn=readonly,dc=example,dc=org / readonlypw    (service account: search only)
 #   uid=alice / alicepw (groups admins, developers, staff), uid=bob / bobpw (developers, staff),
-#   uid=carol / carolpw, uid=dave / davepw (no groups; tests delete them), all under ou=people
+#   uid=carol / carolpw, uid=dave / davepw (no groups), all under ou=people
 #   groups under ou=groups: admins, developers (groupOfNames → memberOf), staff (posixGroup)
 set -euo pipefail
 LDAP_DIR=${LDAP_DIR:-/tmp/idconnect-peers/ldap}
@@ -75,13 +75,17 @@ CONF
   slaptest -u -f "$LDAP_DIR/slapd.conf" >/dev/null 2>&1 || slaptest -u -f "$LDAP_DIR/slapd.conf"
 fi
 
+if ldapsearch -x -H "ldap://127.0.0.1:$LDAP_PORT" -b "" -s base >/dev/null 2>&1; then
+  echo "port $LDAP_PORT already answers LDAP: another slapd is running there" >&2
+  exit 1
+fi
 slapd -f "$LDAP_DIR/slapd.conf" -h "ldap://127.0.0.1:$LDAP_PORT/ ldaps://127.0.0.1:$LDAPS_PORT/" -d 0 \
   >>"$LDAP_DIR/slapd.log" 2>&1 &
 for _ in $(seq 1 100); do
   [ -f "$pidfile" ] && ldapsearch -x -H "ldap://127.0.0.1:$LDAP_PORT" -b "" -s base >/dev/null 2>&1 && break
   sleep 0.1
 done
-ldapsearch -x -H "ldap://127.0.0.1:$LDAP_PORT" -b "" -s base >/dev/null 2>&1 || { cat "$LDAP_DIR/slapd.log" >&2; exit 1; }
+{ [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; } || { cat "$LDAP_DIR/slapd.log" >&2; exit 1; }
 
 if [ $restart = 0 ]; then
   person() {  # uid given-name surname password uidNumber

@@ -11,7 +11,7 @@ struct LDAPConnectorTests {
         try await broker.withClient { client in
             let location = try await Flows.browserLogin(client, clientId: "\(LDAPPeer.appKey).search")
             #expect(location.hasPrefix(TestBroker.redirect + "?"))
-            let response = try await LDAPPeer.exchange(client, location, service: "search")
+            let response = try await LDAPPeer.exchange(client, location, service: "search", verifier: Flows.verifier)
             #expect(response.status == .ok)
             let claims = jwtPayload(try #require(response.json["id_token"] as? String))
             #expect(claims["email"] as? String == "alice@example.org")

@@ -11,12 +11,22 @@ struct LDAPSessionTests {
     func deletedAccountEndsSession() async throws {
         let clock = ManualClock(Date())
         let broker = try await LDAPPeer.broker(LDAPPeer.files(recheck: 60), clock: clock)
+        // A user of this test's own, so that the test can run again on the same directory.
+        let uid = "temp-\(UUID().uuidString.prefix(8).lowercased())"
+        try LDAPPeer.admin("ldapadd", input: """
+            dn: uid=\(uid),ou=people,\(LDAPPeer.base)
+            objectClass: inetOrgPerson
+            uid: \(uid)
+            cn: Temporary
+            sn: Temporary
+            userPassword: temppw
+            """)
         try await broker.withClient { client in
-            let signIn = try await LDAPPeer.passwordGrant(client, "carol", "carolpw")
+            let signIn = try await LDAPPeer.passwordGrant(client, uid, "temppw")
             #expect(signIn.status == .ok)
             let access = try #require(signIn.json["access_token"] as? String)
             let refresh = try #require(signIn.json["refresh_token"] as? String)
-            try LDAPPeer.admin("ldapdelete", ["uid=carol,ou=people,\(LDAPPeer.base)"])
+            try LDAPPeer.admin("ldapdelete", ["uid=\(uid),ou=people,\(LDAPPeer.base)"])
             // Within the upstream TTL nothing is asked of the directory.
             #expect(try await Flows.validate(client, access).status == .ok)
             clock.advance(61)
@@ -33,13 +43,14 @@ struct LDAPSessionTests {
 
     @Test("slapd stopped mid-session: temporarily_unavailable and the session is kept; back up, it works again")
     func outageKeepsSession() async throws {
-        let directory = "/tmp/idconnect-peers/ldap-outage-\(getpid())"
+        let directory = "/tmp/idconnect-peers/ldap-outage"
         let env = ["LDAP_DIR": directory, "LDAP_PORT": "10489", "LDAPS_PORT": "10736"]
         let start = LDAPPeer.repository.appendingPathComponent("scripts/peers/ldap-start.sh").path
         let stop = LDAPPeer.repository.appendingPathComponent("scripts/peers/ldap-stop.sh").path
-        try #require(try LDAPPeer.run(start, [], environment: env) == 0)
+        _ = LDAPPeer.runScript(stop, environment: env)   // one left over by an interrupted run
+        try #require(LDAPPeer.runScript(start, environment: env) == 0)
         defer {
-            _ = try? LDAPPeer.run(stop, [], environment: env)
+            _ = LDAPPeer.runScript(stop, environment: env)
             try? FileManager.default.removeItem(atPath: directory)
         }
         let clock = ManualClock(Date())
@@ -58,7 +69,7 @@ struct LDAPSessionTests {
             #expect(rechecked.status == .ok)
             #expect((rechecked.json["groups"] as? [String])?.contains("admins") == true)
 
-            try #require(try LDAPPeer.run(stop, [], environment: env) == 0)
+            try #require(LDAPPeer.runScript(stop, environment: env) == 0)
             clock.advance(61)
             let down = try await Flows.validate(client, access)
             #expect(down.status == .serviceUnavailable)
@@ -70,7 +81,7 @@ struct LDAPSessionTests {
             #expect(loginDown.status == .serviceUnavailable)
             #expect(loginDown.json["error"] as? String == "temporarily_unavailable")
 
-            try #require(try LDAPPeer.run(start, ["--restart"], environment: env) == 0)
+            try #require(LDAPPeer.runScript(start, ["--restart"], environment: env) == 0)
             let back = try await Flows.validate(client, access)
             #expect(back.status == .ok)
             let refreshed = try await refreshGrant(client, refresh)

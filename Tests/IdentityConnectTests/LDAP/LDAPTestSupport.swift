@@ -72,10 +72,13 @@ enum LDAPPeer {
     }
 
     /// Exchanges a code with the environment's Basic credentials.
-    static func exchange(_ client: any TestClientProtocol, _ location: String, service: String) async throws -> TestResponse {
+    static func exchange(_ client: any TestClientProtocol, _ location: String, service: String,
+                         verifier: String? = nil) async throws -> TestResponse {
         let code = try #require(queryItems(location)["code"])
-        return try await client.postForm("/oauth/token", [("grant_type", "authorization_code"), ("code", code),
-                                                          ("redirect_uri", TestBroker.redirect), ("client_id", "\(appKey).\(service)")],
+        var fields = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.redirect),
+                      ("client_id", "\(appKey).\(service)")]
+        if let verifier { fields.append(("code_verifier", verifier)) }
+        return try await client.postForm("/oauth/token", fields,
                                          headers: basicAuth(appKey, secret))
     }
 
@@ -96,6 +99,34 @@ enum LDAPPeer {
         }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Runs a peer script with default signal dispositions and an empty signal mask. (Foundation's
+    /// Process passes on the test process's blocked signals; a slapd started that way ignores SIGTERM.)
+    static func runScript(_ path: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }.map { "\($0.key)=\($0.value)" }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, path, &actions, &attributes, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
     }
 
     /// Changes the directory as its administrator (ldapmodify / ldapdelete).
