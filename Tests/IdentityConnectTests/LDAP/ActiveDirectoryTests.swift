@@ -16,7 +16,15 @@ enum ADPeer {
     static let appKey = "kid_ad"
     static let secret = "ad-env-secret"
 
-    static func files() -> [String: String] {
+    static var smbConf: String? { environment["IDCONNECT_AD_SMBCONF"] }
+
+    /// Runs samba-tool against the DC's own database (user create / disable / delete).
+    static func sambaTool(_ arguments: [String]) throws {
+        let status = try LDAPPeer.run("samba-tool", arguments + ["-s", smbConf ?? ""])
+        #expect(status == 0, "samba-tool \(arguments) failed with \(status)")
+    }
+
+    static func files(recheck: Int = 300) -> [String: String] {
         var files = TestBroker.defaultConfig()
         func service(_ id: String, _ remote: String, auth: Bool, _ options: String) -> String {
             """
@@ -26,7 +34,7 @@ enum ADPeer {
                       type: active-directory
                       remoteService: \(remote)
             \(auth ? "          authentication: { username: svc-ldap@corp.example.org, password: svcpw }" : "")
-                      options: { baseDn: "\(base)", domain: corp.example.org, netbiosDomain: CORP, timeout: 5, \(options) }
+                      options: { baseDn: "\(base)", domain: corp.example.org, netbiosDomain: CORP, timeout: 5, recheckInterval: \(recheck), \(options) }
                       allowedAttributes: [ id, audience, email, name, groups ]
                       datalinkHeaderMapping: { groups: X-User-Groups }
             """
@@ -111,5 +119,31 @@ struct ActiveDirectoryTests {
             #expect(response.status == .badRequest)
             #expect(response.json["access_token"] == nil)
         }
+    }
+}
+
+@Suite("active-directory re-check: disabled and deleted accounts end the session",
+       .enabled(if: ADPeer.available && ADPeer.smbConf != nil, "IDCONNECT_AD_* / IDCONNECT_AD_SMBCONF unset: run scripts/peers/samba-ad-start.sh as root"))
+struct ActiveDirectoryRecheckTests {
+    @Test("an account disabled or deleted in AD ends the session at the next re-check", arguments: ["disable", "delete"])
+    func recheck(change: String) async throws {
+        let user = "tmp\(change)\(UUID().uuidString.prefix(6).lowercased())"
+        try ADPeer.sambaTool(["user", "create", user, "tmppw", "--mail-address=\(user)@corp.example.org"])
+        let clock = ManualClock(Date())
+        let broker = try await TestBroker.make(files: ADPeer.files(recheck: 60), registry: LDAPPeer.registry, clock: clock)
+        try await broker.withClient { client in
+            let signIn = try await ADPeer.passwordGrant(client, user, "tmppw")
+            #expect(signIn.status == .ok, "\(signIn.json)")
+            let access = try #require(signIn.json["access_token"] as? String)
+            clock.advance(61)
+            #expect(try await Flows.validate(client, access).status == .ok)
+            try ADPeer.sambaTool(["user", change, user])
+            #expect(try await Flows.validate(client, access).status == .ok)   // within the re-check interval
+            clock.advance(61)
+            let after = try await Flows.validate(client, access)
+            #expect(after.status == .unauthorized)
+            #expect(after.json["error"] as? String == "invalid_token")
+        }
+        if change == "disable" { try? ADPeer.sambaTool(["user", "delete", user]) }
     }
 }
