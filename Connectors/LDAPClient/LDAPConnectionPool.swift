@@ -8,7 +8,8 @@ import Glibc
 /// A pool of connections to one directory, one per auth service. Work runs on the blocking-work
 /// runner (never on an event loop or the cooperative pool) with a connection nobody else uses;
 /// idle connections are kept for the next caller. A pooled connection the server has since
-/// dropped (restart, idle timeout) is replaced once transparently.
+/// dropped (restart, idle timeout) is replaced once transparently; a connection that failed in
+/// any other connection-level way is discarded.
 public final class LDAPConnectionPool: @unchecked Sendable {
     public let server: LDAPServer
     private let blocking: any BlockingWorkRunner
@@ -38,8 +39,8 @@ public final class LDAPConnectionPool: @unchecked Sendable {
             if let pooled = checkout() {
                 do {
                     return try use(pooled, body)
-                } catch let error as LDAPError where error.isConnectionProblem {
-                    // The pooled connection may be stale: try once with a fresh one.
+                } catch let error as LDAPError where error.isClosedConnection {
+                    // The server dropped the pooled connection meanwhile: try once with a fresh one.
                 }
             }
             return try use(try LDAPHandle(server), body)

@@ -23,6 +23,10 @@ public struct LDAPError: Error, Sendable, CustomStringConvertible {
          LDAP_DECODING_ERROR, LDAP_BUSY, LDAP_UNAVAILABLE, LDAP_TIMELIMIT_EXCEEDED].contains(code)
     }
 
+    /// The server closed the connection (restart, idle timeout): worth one retry on a fresh
+    /// connection. A timeout is not: retrying would only double the wait.
+    public var isClosedConnection: Bool { code == LDAP_SERVER_DOWN }
+
     public var description: String {
         let text = String(cString: ldap_err2string(code))
         return "\(operation): \(text) (\(code))" + (diagnostic.map { $0.isEmpty ? "" : " — \($0)" } ?? "")

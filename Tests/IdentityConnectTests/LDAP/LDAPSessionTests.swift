@@ -88,6 +88,11 @@ struct LDAPSessionTests {
             #expect(refreshed.status == .ok)
             refresh = try #require(refreshed.json["refresh_token"] as? String)
             #expect(try await LDAPPeer.passwordGrant(client, "bob", "bobpw").status == .ok)
+
+            // A restart nobody noticed: the pooled connections are dead; the next sign-in replaces them.
+            try #require(LDAPPeer.runScript(stop, environment: env) == 0)
+            try #require(LDAPPeer.runScript(start, ["--restart"], environment: env) == 0)
+            #expect(try await LDAPPeer.passwordGrant(client, "bob", "bobpw").status == .ok)
         }
     }
 
