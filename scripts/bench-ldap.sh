@@ -26,6 +26,7 @@ scripts/peers/ldap-start.sh >/dev/null
 cc -O2 -o "$work/ldap-raw" scripts/bench/ldap-raw.c -lldap -llber -lpthread
 raw_bind=$("$work/ldap-raw" "ldap://127.0.0.1:$LDAP_PORT" bind "$THREADS" "$RUN")
 raw_login=$("$work/ldap-raw" "ldap://127.0.0.1:$LDAP_PORT" login "$THREADS" "$RUN")
+raw_serial=$("$work/ldap-raw" "ldap://127.0.0.1:$LDAP_PORT" login 1 "$RUN")
 
 mkdir -p "$work/config/environments"
 cat > "$work/config/server.yaml" <<YAML
@@ -69,10 +70,13 @@ broker=$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$work/wrk.txt")
 p50=$(awk '$1 == "50%" {print $2}' "$work/wrk.txt")
 p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.txt")
 non2xx=$(awk '/Non-2xx/ {print $5}' "$work/wrk.txt")
+wrk -t1 -c1 -d"${RUN}s" --latency -s "$work/login.lua" http://127.0.0.1:18089/oauth/token >"$work/wrk1.txt"
+serial_p50=$(awk '$1 == "50%" {print $2}' "$work/wrk1.txt")
 rss=$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$broker_pid/status")
 echo "build=$BUILD signing=${SIGNING:-ES256} load=$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "raw binds/s ($THREADS threads):                       $raw_bind"
 echo "raw search+groups+bind/s ($THREADS threads):          $raw_login"
 echo "broker password-grant logins/s (wrk $CONNECTIONS conns): $broker  p50=$p50 p99=$p99 non-2xx=${non2xx:-0} peak RSS=$rss"
+echo "one at a time: broker login p50=$serial_p50; raw search+groups+bind takes $(awk -v r="$raw_serial" 'BEGIN { printf "%.3f", 1000 / r }')ms each"
 awk -v b="$broker" -v r="$raw_bind" -v l="$raw_login" \
   'BEGIN { printf "ratio broker/raw-bind = %.3f   broker/raw-search+bind = %.3f\n", b / r, b / l }'
