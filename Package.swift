@@ -58,6 +58,11 @@ let package = Package(
         .target(name: "OAuthConnectors", dependencies: [
             "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Connectors/OAuthConnectors"),
+        .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
+        .target(name: "LDAPClient", dependencies: ["CLDAP", "IdentityCore"], path: "Connectors/LDAPClient"),
+        .target(name: "LDAPConnector", dependencies: [
+            "LDAPClient", "IdentityCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Connectors/LDAPConnector"),
         .target(name: "AuthLinkKit", dependencies: [
             "IdentityCore", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -67,11 +72,13 @@ let package = Package(
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
             "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors",
+            "LDAPConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors",
+            "LDAPConnector", "LDAPClient",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),

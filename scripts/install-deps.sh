@@ -2,11 +2,15 @@
 # Installs the Debian packages the build and the tests need (root, or sudo when available).
 set -euo pipefail
 # build: pkg-config, SQLite and OpenSSL headers; tests: curl, python3, headless Chromium and its
-# driver (the browser test), wrk (the performance measurements).
-packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk)
+# driver (the browser test), wrk (the performance measurements); libldap-dev (the LDAP connector's C
+# library), slapd + ldap-utils + openssl (the OpenLDAP test peer), samba's AD DC packages (the
+# Active Directory test peer).
+packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk
+          libldap-dev slapd ldap-utils openssl
+          samba samba-ad-dc samba-ad-provision samba-dsdb-modules samba-vfs-modules winbind)
 # test peers of the oauth2 / openid-connect connectors: a venv for django-oauth-toolkit, and the
 # LemonLDAP::NG portal served by plackup with the Perl modules its OIDC provider loads.
-packages+=(python3-venv openssl liblemonldap-ng-portal-perl libplack-perl libgd-securityimage-perl libimage-magick-perl
+packages+=(python3-venv liblemonldap-ng-portal-perl libplack-perl libgd-securityimage-perl libimage-magick-perl
   libcrypt-openssl-rsa-perl libcrypt-openssl-x509-perl libcrypt-openssl-bignum-perl libstring-random-perl
   libio-string-perl libjson-perl libcrypt-urandom-perl libconvert-base32-perl libdigest-hmac-perl libmime-tools-perl
   libemail-sender-perl libunicode-string-perl libhttp-parser-xs-perl libcookie-baker-xs-perl

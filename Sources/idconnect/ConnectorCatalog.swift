@@ -1,5 +1,6 @@
 import AuthLinkConnector
 import IdentityCore
+import LDAPConnector
 import OAuthConnectors
 import SAMLWrapConnector
 import StaticConnector
@@ -8,6 +9,6 @@ import StaticConnector
 enum ConnectorCatalog {
     static var registry: ConnectorRegistry {
         ConnectorRegistry([StaticConnectorFactory(), AuthLinkConnectorFactory(), SAMLWrapConnectorFactory(),
-                           OAuthConnectorFactory()])
+                           OAuthConnectorFactory(), LDAPConnectorFactory()])
     }
 }
