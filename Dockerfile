@@ -1,10 +1,11 @@
 # Identity Connect container image.
-# Build stage: the same commands CI uses (scripts/install-deps.sh, swift build), in release mode
-# with the Swift runtime linked statically so the runtime image needs no Swift toolchain.
+# Build stage: the same commands CI uses (scripts/install-deps.sh, here only its build part, and
+# swift build), in release mode with the Swift runtime linked statically so the runtime image
+# needs no Swift toolchain.
 FROM swift:6.1-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN scripts/install-deps.sh \
+RUN scripts/install-deps.sh --build-only \
  && swift build -c release --static-swift-stdlib --product idconnect \
  && install -D "$(swift build -c release --show-bin-path)/idconnect" /out/idconnect
 

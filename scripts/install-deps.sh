@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need (root, or sudo when available).
 set -euo pipefail
+# `--build-only`: just what compiling needs (the Dockerfile's build stage), no test peers.
+build_only=false
+[ "${1:-}" = "--build-only" ] && build_only=true
 # build: pkg-config, SQLite and OpenSSL headers; tests: curl, python3, headless Chromium and its
 # driver (the browser test), wrk (the performance measurements); libldap-dev (the LDAP connector's C
 # library), slapd + ldap-utils + openssl (the OpenLDAP test peer), samba's AD DC packages (the
@@ -15,6 +18,9 @@ packages+=(python3-venv liblemonldap-ng-portal-perl libplack-perl libgd-security
   libio-string-perl libjson-perl libcrypt-urandom-perl libconvert-base32-perl libdigest-hmac-perl libmime-tools-perl
   libemail-sender-perl libunicode-string-perl libhttp-parser-xs-perl libcookie-baker-xs-perl
   libapache-session-browseable-perl libio-socket-timeout-perl)
+if $build_only; then
+  packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -27,6 +33,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+$build_only && exit 0
 
 # Python test peers (pinned in scripts/peers/requirements.txt) in the project's own venv.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv-peers"
