@@ -61,6 +61,14 @@ let package = Package(
         ], path: "Connectors/ConnectorHTTP"),
         .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
         .target(name: "SAMLWrapConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/SAMLWrapConnector"),
+        .target(name: "OAuthConnectors", dependencies: [
+            "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
+        ], path: "Connectors/OAuthConnectors"),
+        .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
+        .target(name: "LDAPClient", dependencies: ["CLDAP", "IdentityCore"], path: "Connectors/LDAPClient"),
+        .target(name: "LDAPConnector", dependencies: [
+            "LDAPClient", "IdentityCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Connectors/LDAPConnector"),
         .target(name: "AuthLinkKit", dependencies: [
             "IdentityCore", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -69,14 +77,19 @@ let package = Package(
             "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
-            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector",
+            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors",
+            "LDAPConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
-            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "PostgresStore",
+            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors",
+            "LDAPConnector", "LDAPClient", "PostgresStore",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),
         ]),

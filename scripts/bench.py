@@ -116,6 +116,8 @@ def run(binaries, workdir, processes, duration, options, large, pool_size):
                                 body="grant_type=refresh_token&refresh_token={}"))
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
     extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries)}
+    if ldap:
+        extras["ldap_raw"] = ldap_raw(workdir, ldap["url"], duration)
     extras["sessions"] = {"small": small_store, "large": sessions.measure(workdir, common, bearer, large)}
     extras["peak_rss_mb"] = round(broker.peak_rss_mb(server.pid), 1)
     return results, extras
@@ -156,14 +158,29 @@ def signing(binaries):
     return json.loads(output.strip().splitlines()[-1])
 
 
+def ldap_raw(workdir, url, duration):
+    """slapd called directly with libldap (scripts/bench/ldap-raw.c, 2 threads): simple binds/s and
+    the full work of one broker login (search user, search groups, bind) per second."""
+    binary = os.path.join(workdir, "ldap-raw")
+    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(ROOT, "scripts", "bench", "ldap-raw.c"),
+                    "-lldap", "-llber", "-lpthread"], check=True)
+    measure = lambda mode, threads: float(subprocess.run([binary, url, mode, str(threads), str(duration)],
+                                                        capture_output=True, text=True, check=True).stdout.strip())
+    return {"binds_per_second": measure("bind", 2), "logins_per_second": measure("login", 2),
+            "login_ms_one_at_a_time": round(1000 / max(measure("login", 1), 1), 3)}
+
+
 def ldap_settings():
-    """An LDAP auth service when the test slapd is running (IDCONNECT_LDAP_URL, see PEERS)."""
+    """An LDAP auth service (search then bind with the read-only service account, groups) when the
+    test slapd of scripts/peers/ldap-start.sh is running and IDCONNECT_LDAP_URL names it."""
     url = os.environ.get("IDCONNECT_LDAP_URL")
     if not url:
         return None
-    return {"url": url, "username": "alice", "password": "alicepw", "options": json.loads(
-        os.environ.get("IDCONNECT_BENCH_LDAP_OPTIONS", '{"baseDn": "dc=example,dc=org", '
-                       '"bindDnTemplate": "uid={username},ou=people,dc=example,dc=org"}'))}
+    return {"url": url, "username": "alice", "password": "alicepw",
+            "authentication": {"username": "cn=readonly,dc=example,dc=org", "password": "readonlypw"},
+            "options": json.loads(os.environ.get("IDCONNECT_BENCH_LDAP_OPTIONS",
+                                                 '{"baseDn": "ou=people,dc=example,dc=org", '
+                                                 '"groupBaseDn": "ou=groups,dc=example,dc=org"}'))}
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ def write_config(directory, broker_port, authlink_port, ldap):
         services.append({
             "id": "ldap", "name": "LDAP", "redirectUri": [REDIRECT_URI], "grantTtl": 600, "tokenTtl": 3600,
             "refresh": True, "refreshTtl": 86400,
-            "provider": {"type": "ldap", "remoteService": ldap["url"], "options": ldap["options"]},
+            "provider": {"type": "ldap", "remoteService": ldap["url"], "authentication": ldap["authentication"],
+                         "options": ldap["options"]},
         })
     config = {
         "server": {"issuer": f"http://127.0.0.1:{broker_port}"},

@@ -23,9 +23,20 @@ def table(results, extras, configuration, options):
     if exchange:
         lines.append(f"code exchange / RS256 signing limit: {exchange.requests_per_second / signing['RS256']:.0%} "
                      "(each exchange signs one access token; with scope openid an id_token too)")
-    for label in ("AuthLink", "LDAP"):
+    raw = extras.get("ldap_raw")
+    ldap_login = _first(by_name, "login via LDAP (automated grant), 32") or _first(by_name, "login via LDAP")
+    if raw:
+        lines.append(f"slapd called directly (connector floor): {raw['binds_per_second']:,.0f} binds/s, "
+                     f"{raw['logins_per_second']:,.0f} search+groups+bind/s, {raw['login_ms_one_at_a_time']} ms each one at a time")
+        if ldap_login:
+            lines.append(f"LDAP logins through the broker / raw binds: {ldap_login.requests_per_second / raw['binds_per_second']:.3f}")
+        ldap_single = _first(by_name, "login via LDAP (automated grant), 1 conn.")
+        if ldap_single:
+            lines.append(f"login via LDAP: p50 {ldap_single.p50_ms:.2f} ms vs the directory's own work "
+                         f"{raw['login_ms_one_at_a_time']} ms (broker adds {ldap_single.p50_ms - raw['login_ms_one_at_a_time']:.2f} ms)")
+    for label in ("AuthLink",):
         login = _first(by_name, f"login via {label} (automated grant), 1 conn.")
-        direct = _first(by_name, "AuthLink called directly (connector floor), 1 conn.") if label == "AuthLink" else None
+        direct = _first(by_name, "AuthLink called directly (connector floor), 1 conn.")
         if login and direct:
             lines.append(f"login via {label}: p50 {login.p50_ms:.2f} ms vs the AuthLink alone {direct.p50_ms:.2f} ms "
                          f"(broker adds {login.p50_ms - direct.p50_ms:.2f} ms)")

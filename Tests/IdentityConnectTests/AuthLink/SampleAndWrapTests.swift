@@ -28,9 +28,17 @@ enum SampleAuthLink {
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
         let url = "http://127.0.0.1:\(port)"
-        for _ in 0..<100 {
-            if (try? await UpstreamHTTP(timeout: .seconds(1)).postJSON(url + "/login", [:], what: "sample")) != nil { break }
-            try await Task.sleep(for: .milliseconds(50))
+        // Up to 30 s: on a loaded CI machine a debug binary can take several seconds to listen.
+        var listening = false
+        for _ in 0..<300 where process.isRunning {
+            if (try? await UpstreamHTTP(timeout: .seconds(1)).postJSON(url + "/login", [:], what: "sample")) != nil {
+                listening = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        guard listening else {
+            throw SampleMissing(description: "the sample AuthLink did not listen on port \(port) within 30 s (running: \(process.isRunning))")
         }
         return try await body(url)
     }
