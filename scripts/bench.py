@@ -96,7 +96,6 @@ def run(binaries, workdir, processes, duration, options, large, pool_size):
     basic = {"Authorization": broker.basic_header()}
     common = dict(port=port, duration=duration, connections=options.connections, threads=options.threads)
     form = {"Content-Type": "application/x-www-form-urlencoded"}
-    small_store = sessions.measure(workdir, common, bearer, 10_000)
     results = [
         load.run_wrk("static route /healthz (HTTP floor)", **common, path="/healthz"),
         load.run_wrk("validate (JWT)", **common, path="/oauth/validate", headers=bearer),
@@ -118,8 +117,8 @@ def run(binaries, workdir, processes, duration, options, large, pool_size):
     extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries)}
     if ldap:
         extras["ldap_raw"] = ldap_raw(workdir, ldap["url"], duration)
-    extras["sessions"] = {"small": small_store, "large": sessions.measure(workdir, common, bearer, large)}
     extras["peak_rss_mb"] = round(broker.peak_rss_mb(server.pid), 1)
+    extras["sessions"] = sessions.compare(binaries, workdir, processes, authlink_port, common, large)
     return results, extras
 
 
