@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(name: "IdentityCore", dependencies: [
@@ -33,12 +34,17 @@ let package = Package(
         .target(name: "IdentityStore", dependencies: [
             "IdentityCore", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        .target(name: "PostgresStore", dependencies: [
+            "IdentityCore", "IdentityStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         .target(name: "OAuthEngine", dependencies: [
             "IdentityCore", "IdentityConfig", "IdentityStore",
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "IdentityStore", "OAuthEngine",
+            "IdentityCore", "IdentityConfig", "IdentityStore", "PostgresStore", "OAuthEngine",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -55,6 +61,14 @@ let package = Package(
         ], path: "Connectors/ConnectorHTTP"),
         .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
         .target(name: "SAMLWrapConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/SAMLWrapConnector"),
+        .target(name: "OAuthConnectors", dependencies: [
+            "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
+        ], path: "Connectors/OAuthConnectors"),
+        .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
+        .target(name: "LDAPClient", dependencies: ["CLDAP", "IdentityCore"], path: "Connectors/LDAPClient"),
+        .target(name: "LDAPConnector", dependencies: [
+            "LDAPClient", "IdentityCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Connectors/LDAPConnector"),
         .target(name: "AuthLinkKit", dependencies: [
             "IdentityCore", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -63,13 +77,19 @@ let package = Package(
             "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
-            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector",
+            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors",
+            "LDAPConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
-            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit",
+            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors",
+            "LDAPConnector", "LDAPClient", "PostgresStore",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),
         ]),

@@ -1,9 +1,27 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need (root, or sudo when available).
 set -euo pipefail
+# `--build-only`: just what compiling needs (the Dockerfile's build stage), no test peers.
+build_only=false
+[ "${1:-}" = "--build-only" ] && build_only=true
 # build: pkg-config, SQLite and OpenSSL headers; tests: curl, python3, headless Chromium and its
-# driver (the browser test), wrk (the performance measurements).
-packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk)
+# driver (the browser test), wrk (the performance measurements), postgresql (PostgreSQL 15: the
+# PostgreSQL store suite and the multi-instance test; also brings psql); libldap-dev (the LDAP connector's C
+# library), slapd + ldap-utils + openssl (the OpenLDAP test peer), samba's AD DC packages (the
+# Active Directory test peer).
+packages=(pkg-config libsqlite3-dev libssl-dev curl python3 chromium chromium-driver wrk postgresql
+          libldap-dev slapd ldap-utils openssl
+          samba samba-ad-dc samba-ad-provision samba-dsdb-modules samba-vfs-modules winbind)
+# test peers of the oauth2 / openid-connect connectors: a venv for django-oauth-toolkit, and the
+# LemonLDAP::NG portal served by plackup with the Perl modules its OIDC provider loads.
+packages+=(python3-venv liblemonldap-ng-portal-perl libplack-perl libgd-securityimage-perl libimage-magick-perl
+  libcrypt-openssl-rsa-perl libcrypt-openssl-x509-perl libcrypt-openssl-bignum-perl libstring-random-perl
+  libio-string-perl libjson-perl libcrypt-urandom-perl libconvert-base32-perl libdigest-hmac-perl libmime-tools-perl
+  libemail-sender-perl libunicode-string-perl libhttp-parser-xs-perl libcookie-baker-xs-perl
+  libapache-session-browseable-perl libio-socket-timeout-perl)
+if $build_only; then
+  packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev)
+fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -15,4 +33,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+$build_only && exit 0
+
+# Python test peers (pinned in scripts/peers/requirements.txt) in the project's own venv.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv-peers"
+requirements="$(dirname "$0")/peers/requirements.txt"
+if ! cmp -s "$requirements" "$venv/.installed" 2>/dev/null; then
+  echo "installing Python test peers into $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$venv/.installed"
 fi

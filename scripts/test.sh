@@ -7,10 +7,44 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
 started=$(date +%s)
+
 swift build --build-tests
 echo "== build finished in $(( $(date +%s) - started ))s"
 
+# Test peers, stopped on exit: PostgreSQL 15 (the store suite and the multi-instance test), OpenLDAP slapd (plain, StartTLS, ldaps) and, as root, a Samba AD DC;
+# real upstream OAuth2 / OIDC providers with short upstream access-token lifetimes so that the
+# tests exercise upstream refresh.
+peers_dir=${IDCONNECT_PEERS_DIR:-/tmp/idconnect-peers}
+IDCONNECT_POSTGRES_DIR=$(mktemp -d /tmp/idc-postgres.XXXXXX)
+stop_peers() {
+  scripts/peers/postgres-stop.sh "$IDCONNECT_POSTGRES_DIR" || true
+  LDAP_DIR="$peers_dir/ldap" scripts/peers/ldap-stop.sh || true
+  SAMBA_DIR="$peers_dir/samba" scripts/peers/samba-ad-stop.sh || true
+  scripts/peers/oidc-op-stop.sh || true
+  scripts/peers/llng-stop.sh || true
+}
+trap stop_peers EXIT
+IDCONNECT_POSTGRES_URL=$(scripts/peers/postgres-start.sh "$IDCONNECT_POSTGRES_DIR")
+export IDCONNECT_POSTGRES_DIR IDCONNECT_POSTGRES_URL
+echo "== PostgreSQL started for the tests (${IDCONNECT_POSTGRES_URL%%:*}://…@${IDCONNECT_POSTGRES_URL##*@})"
+LDAP_DIR="$peers_dir/ldap" scripts/peers/ldap-start.sh
+export IDCONNECT_LDAP_URL=ldap://127.0.0.1:10389 IDCONNECT_LDAPS_URL=ldaps://127.0.0.1:10636
+export IDCONNECT_LDAP_CA="$peers_dir/ldap/tls/ca.pem"
+if [ "$(id -u)" -eq 0 ]; then
+  SAMBA_DIR="$peers_dir/samba" scripts/peers/samba-ad-start.sh
+  export IDCONNECT_AD_URL=ldap://127.0.0.1:389 IDCONNECT_AD_LDAPS_URL=ldaps://127.0.0.1:636
+  export IDCONNECT_AD_CA="$peers_dir/samba/tls/cert.pem" IDCONNECT_AD_SMBCONF="$peers_dir/samba/etc/smb.conf"
+else
+  echo "== not root: the Samba AD peer (fixed ports 389/636) is not started; the AD suites skip"
+fi
+export IDCONNECT_OIDC_ACCESS_TTL=120 IDCONNECT_LLNG_ACCESS_TTL=120
+DOT_ACCESS_TTL=$IDCONNECT_OIDC_ACCESS_TTL scripts/peers/oidc-op-start.sh
+LLNG_ACCESS_TTL=$IDCONNECT_LLNG_ACCESS_TTL scripts/peers/llng-start.sh
+export IDCONNECT_OIDC_ISSUER=http://127.0.0.1:9100/o
+export IDCONNECT_LLNG_ISSUER=http://127.0.0.1:9300
+
 swift test --skip-build
 scripts/smoke.sh
+python3 scripts/multi-instance-test.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"

@@ -48,6 +48,19 @@ public struct UpstreamHTTP: Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
+        return try await execute(request, what: what)
+    }
+
+    /// GETs `url` (discovery documents, JWKS, userinfo) with the same limits as ``post(_:body:contentType:headers:what:)``.
+    public func get(_ url: String, headers: [(String, String)] = [], what: String) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "Accept", value: "application/json")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        return try await execute(request, what: what)
+    }
+
+    private func execute(_ request: HTTPClientRequest, what: String) async throws -> Answer {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: timeout)

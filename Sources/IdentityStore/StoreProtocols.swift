@@ -110,6 +110,10 @@ public protocol MaintenanceStore: Sendable {
     func close() async throws
 }
 
+/// The storage cannot be reached right now (a shared database is down or overloaded): callers
+/// answer 503 `temporarily_unavailable` rather than 500, and a retry later may succeed.
+public protocol StorageUnavailable: Error {}
+
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore

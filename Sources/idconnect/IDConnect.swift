@@ -10,7 +10,7 @@ struct IDConnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "idconnect",
         abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
-        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, AuthLinkCommand.self, HashPassword.self])
+        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
 }
 
 /// Shared `--config` option.

@@ -4,6 +4,7 @@ import IdentityCore
 import IdentityStore
 import Logging
 import OAuthEngine
+import PostgresStore
 
 /// Everything `serve` needs, loaded and checked, before the HTTP server starts.
 public struct PreparedBroker: Sendable {
@@ -41,7 +42,7 @@ public enum BrokerBootstrap {
     }
 
     /// Storage schemes this build opens.
-    public static let supportedStorage: Set<String> = ["sqlite"]
+    public static let supportedStorage: Set<String> = ["sqlite", "postgres", "postgresql"]
 
     static func buildDirectory(config: BrokerConfig, issuer: String, registry: ConnectorRegistry,
                                clock: any BrokerClock, logger: Logger) throws -> ClientDirectory {
@@ -79,8 +80,13 @@ public enum BrokerBootstrap {
             } catch {
                 throw BootstrapError("cannot open SQLite database at \(path): \(error)")
             }
-        case .postgres:
-            throw BootstrapError("PostgreSQL storage is not available in this build")
+        case .postgres(let url):
+            do {
+                return try await PostgresStore.open(url: url)
+            } catch {
+                // The messages name the server and the reason, never the password.
+                throw BootstrapError("\(error)")
+            }
         }
     }
 

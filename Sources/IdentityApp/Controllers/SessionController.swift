@@ -19,7 +19,7 @@ struct SessionController {
                 throw OAuthError.invalidRequest("The parameter 'access_token' is required.")
             }
             let view = try await engine.validate(accessToken: token, basic: try RequestParameters.basic(request))
-            return Responses.json(view.body)
+            return Responses.json(object: view.body)
         }
         group.refuseOtherMethods("oauth/introspect", allow: [.post])
         group.post("oauth/introspect") { request, context in
@@ -70,10 +70,10 @@ struct SessionController {
 
     /// The token of an `Authorization: Bearer` header, if there is one.
     static func bearer(_ request: Request) throws -> String? {
-        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let header = request.headers[.authorization], header.utf8.count > 7, header.hasASCIICaseInsensitivePrefix("bearer ") else {
             return nil
         }
-        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let token = header.dropFirst(7).trimmingSpacesAndTabs
         guard !token.isEmpty else { throw OAuthError.invalidToken("The bearer token is empty.") }
         return token
     }

@@ -1,9 +1,18 @@
 import Foundation
+import IdentityCore
 import Logging
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// One JSON object per line on stderr: `ts`, `level`, `logger`, `msg` and the metadata as fields.
-/// Metadata values are the caller's responsibility: the broker never logs secrets or tokens.
+/// One JSON object per line on stderr: `ts` (UTC, milliseconds), `level`, `logger`, `msg` and the
+/// metadata as fields. Metadata values are the caller's responsibility: the broker never logs
+/// secrets or tokens.
+///
+/// Written by hand into bytes and sent with one `write(2)`: with `JSONSerialization` and
+/// `Date.formatted` a request log line cost ~85 µs and capped the broker at a third of its
+/// throughput at the default log level.
 public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level
@@ -21,25 +30,56 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields: [String: Any] = [
-            "ts": Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)),
-            "level": event.level.rawValue, "logger": label, "msg": event.message.description,
+        var fields: [String: JSONValue] = [
+            "ts": .string(LogTimestamp.now()), "level": .string(event.level.rawValue), "logger": .string(label),
+            "msg": .string(event.message.description),
         ]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { $1 }) {
-            fields[key] = Self.plain(value)
-        }
-        guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        for (key, value) in metadata { fields[key] = Self.plain(value) }
+        for (key, value) in event.metadata ?? [:] { fields[key] = Self.plain(value) }
+        var line = JSONValue.serialize(object: fields)
+        line.append(0x0A)
         Self.lock.withLock { _ in
-            FileHandle.standardError.write(data + Data([0x0A]))
+            line.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written <= 0 { return }
+                    offset += written
+                }
+            }
         }
     }
 
-    static func plain(_ value: Logger.Metadata.Value) -> Any {
+    static func plain(_ value: Logger.Metadata.Value) -> JSONValue {
         switch value {
-        case .string(let text): text
-        case .stringConvertible(let convertible): convertible.description
-        case .array(let values): values.map(plain)
-        case .dictionary(let values): values.mapValues(plain)
+        case .string(let text): .string(text)
+        case .stringConvertible(let convertible): .string(convertible.description)
+        case .array(let values): .array(values.map(plain))
+        case .dictionary(let values): .object(values.mapValues(plain))
         }
+    }
+}
+
+/// `2026-11-23T03:22:20.915Z`, formatting the date part once per second.
+enum LogTimestamp {
+    private static let cache = Mutex<(second: Int, prefix: String)>((-1, ""))
+
+    static func now() -> String {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let second = spec.tv_sec
+        let millis = Int(spec.tv_nsec / 1_000_000)
+        let prefix = cache.withLock { cached -> String in
+            if cached.second == second { return cached.prefix }
+            var time = second
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                              Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            cached = (second, text)
+            return text
+        }
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(prefix).\(fraction)Z"
     }
 }

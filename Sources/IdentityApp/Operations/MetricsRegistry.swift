@@ -13,7 +13,19 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     }
 
     static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    private let counters = Mutex<[String: [String: Double]]>([:])
+    /// Label pairs as given; escaped only when rendered, so counting a request builds no strings.
+    struct LabelSet: Hashable {
+        var pairs: [String]
+
+        init(_ labels: [(String, String)]) { pairs = labels.flatMap { [$0.0, $0.1] } }
+
+        var rendered: String {
+            stride(from: 0, to: pairs.count, by: 2).map { "\(pairs[$0])=\"\(MetricsRegistry.escape(pairs[$0 + 1]))\"" }
+                .joined(separator: ",")
+        }
+    }
+
+    private let counters = Mutex<[String: [LabelSet: Double]]>([:])
     private let histograms = Mutex<[String: Histogram]>([:])
 
     public init() {}
@@ -26,7 +38,7 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     ]
 
     func increment(_ name: String, _ labels: [(String, String)]) {
-        let key = labels.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
+        let key = LabelSet(labels)
         counters.withLock { $0[name, default: [:]][key, default: 0] += 1 }
     }
 
@@ -34,11 +46,10 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     public func request(route: String, method: String, status: Int, seconds: Double) {
         increment("idconnect_http_requests_total", [("route", route), ("method", method), ("status", String(status))])
         histograms.withLock { all in
-            var histogram = all[route] ?? Histogram(buckets: Array(repeating: 0, count: Self.bounds.count))
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { histogram.buckets[index] += 1 }
-            histogram.sum += seconds
-            histogram.count += 1
-            all[route] = histogram
+            let empty = Histogram(buckets: Array(repeating: 0, count: Self.bounds.count))
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { all[route, default: empty].buckets[index] += 1 }
+            all[route, default: empty].sum += seconds
+            all[route, default: empty].count += 1
         }
     }
 
@@ -61,7 +72,8 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         for name in Set(counterSnapshot.keys).union(Self.help.keys).sorted() {
             lines.append("# HELP \(name) \(Self.help[name] ?? name)")
             lines.append("# TYPE \(name) counter")
-            for (labels, value) in (counterSnapshot[name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let rendered = (counterSnapshot[name] ?? [:]).map { (labels: $0.key.rendered, value: $0.value) }
+            for (labels, value) in rendered.sorted(by: { $0.labels < $1.labels }) {
                 lines.append("\(name){\(labels)} \(Self.format(value))")
             }
         }
@@ -81,7 +93,8 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     }
 
     static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
+        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }
 

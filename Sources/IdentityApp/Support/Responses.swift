@@ -11,13 +11,22 @@ enum Responses {
         return json(data: data, status: status, noStore: noStore)
     }
 
+    /// JSON objects built from `JSONValue` skip `JSONEncoder` (the validate path).
+    static func json(object: [String: JSONValue], status: HTTPResponse.Status = .ok, noStore: Bool = true) -> Response {
+        json(bytes: JSONValue.serialize(object: object), status: status, noStore: noStore)
+    }
+
     static func json(data: Data, status: HTTPResponse.Status = .ok, noStore: Bool = true) -> Response {
+        json(bytes: data, status: status, noStore: noStore)
+    }
+
+    static func json(bytes: some Sequence<UInt8>, status: HTTPResponse.Status = .ok, noStore: Bool = true) -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if noStore {
             headers[.cacheControl] = "no-store"
             headers[.pragma] = "no-cache"
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// RFC 6749 §5.2 error JSON, with `WWW-Authenticate` where RFC 6749/6750 want it.

@@ -42,3 +42,37 @@ public struct ConnectorIdentity: Sendable, Equatable {
         return values.compactMap(\.stringValue)
     }
 }
+
+extension UpstreamToken {
+    /// Reads the JSON `JSONEncoder` wrote for this type (dates as seconds since the reference
+    /// date) with the byte-level parser; falls back to `JSONDecoder` for anything unexpected.
+    /// Every validate of an upstream-backed session opens one of these.
+    public static func decode(_ data: Data) throws -> UpstreamToken {
+        if case .object(let object)? = JSONValue(parsing: data), case .string(let token)? = object["token"] {
+            var fast = UpstreamToken(token: token)
+            var understood = true
+            switch object["refreshToken"] {
+            case .string(let refresh)?: fast.refreshToken = refresh
+            case nil, .null?: break
+            default: understood = false
+            }
+            switch object["expiresAt"] {
+            case .int(let seconds)?: fast.expiresAt = Date(timeIntervalSinceReferenceDate: Double(seconds))
+            case .double(let seconds)?: fast.expiresAt = Date(timeIntervalSinceReferenceDate: seconds)
+            case nil, .null?: break
+            default: understood = false
+            }
+            switch object["extra"] {
+            case .object(let extra)?:
+                for (key, value) in extra {
+                    guard case .string(let text) = value else { understood = false; break }
+                    fast.extra[key] = text
+                }
+            case nil: break
+            default: understood = false
+            }
+            if understood { return fast }
+        }
+        return try JSONDecoder().decode(UpstreamToken.self, from: data)
+    }
+}

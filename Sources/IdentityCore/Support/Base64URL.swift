@@ -44,23 +44,43 @@ public enum Base64URL {
     }
 
     public static func decode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        guard let output = decodeToArray(bytes: bytes) else { return nil }
+        return Data(output)
+    }
+
+    /// Decodes into a byte array written through one unsafe buffer: appending to `Data` byte
+    /// by byte cost more than the JWT signature check on the validate path.
+    public static func decodeToArray(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let count = bytes.count
         if count % 4 == 1 { return nil }
-        var output = Data(capacity: count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            let value = table[Int(byte)]
-            if value == 0xFF { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
+        var valid = true
+        var leftover: UInt32 = 0
+        var leftoverBits = 0
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { buffer, initialized in
+            var accumulator: UInt32 = 0
+            var bits = 0
+            var written = 0
+            table.withUnsafeBufferPointer { table in
+                for byte in bytes {
+                    let value = table[Int(byte)]
+                    if value == 0xFF { valid = false; return }
+                    accumulator = accumulator << 6 | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        buffer[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                        written += 1
+                    }
+                }
             }
+            initialized = valid ? written : 0
+            leftover = accumulator
+            leftoverBits = bits
         }
+        guard valid else { return nil }
         // Leftover bits must be zero (canonical encoding).
-        if bits > 0 && accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+        if leftoverBits > 0 && leftover & ((1 << UInt32(leftoverBits)) - 1) != 0 { return nil }
         return output
     }
 }

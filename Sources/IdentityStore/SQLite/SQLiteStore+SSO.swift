@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import IdentityCore
 
 extension SQLiteStore: SSOStore {
     public func ssoRecord(hash: String) async throws -> SSORecord? {
@@ -28,13 +29,18 @@ extension SQLiteStore: SSOStore {
 
 extension SQLiteStore {
     public func accessContext(familyId: String, jti: String) async throws -> AccessContext? {
-        try await pool.read { db in
-            guard let familyRow = try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE id = ?", arguments: [familyId]),
-                  let sessionRow = try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?",
-                                                    arguments: [familyRow["session_id"] as String]) else { return nil }
-            let revoked = try Bool.fetchOne(db, sql: "SELECT 1 FROM revoked_access_tokens WHERE jti = ?", arguments: [jti]) ?? false
-            return AccessContext(family: Self.family(from: familyRow), session: try self.session(from: sessionRow),
-                                 accessTokenRevoked: revoked)
+        try pointRead { db in
+            // One cached statement: family, its session and the revocation flag in a single lookup.
+            let statement = try db.cachedStatement(sql: Self.accessContextQuery)
+            guard let row = try Row.fetchOne(statement, arguments: [jti, familyId]) else { return nil }
+            return AccessContext(family: Self.family(from: row, at: 1), session: try self.session(from: row, at: 13),
+                                 accessTokenRevoked: row[0] as Bool)
         }
     }
+
+    static let accessContextQuery = """
+        SELECT EXISTS(SELECT 1 FROM revoked_access_tokens WHERE jti = ?), \(familyColumns(alias: "f")), \
+        \(qualified(sessionColumns, alias: "s"))
+        FROM token_families f JOIN sessions s ON s.id = f.session_id WHERE f.id = ?
+        """
 }

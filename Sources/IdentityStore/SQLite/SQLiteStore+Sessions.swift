@@ -18,22 +18,30 @@ extension SQLiteStore: SessionStore {
     }
 
     public func session(id: String) async throws -> LoginSession? {
-        let row = try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id])
+        let row = try pointRead { db in
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?"), arguments: [id])
         }
-        return try row.map(session(from:))
+        return try row.map { try session(from: $0) }
     }
 
-    func session(from row: Row) throws -> LoginSession {
+    /// The columns `session(from:at:)` reads, in its order; select exactly these.
+    static let sessionColumns = """
+        id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
+        auth_time, created_at, expires_at, revoked_at, version
+        """
+
+    /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
+    /// name was a visible cost on the validate path).
+    func session(from row: Row, at offset: Int = 0) throws -> LoginSession {
         LoginSession(
-            id: row["id"], subject: row["subject"], userId: row["user_id"], appKey: row["app_key"],
-            authServiceId: row["auth_service_id"],
-            attributes: try Self.attributes(row["attributes"]),
-            sealedUpstream: row["upstream"], upstreamExpiresAt: Date(sql: row["upstream_expires_at"]),
-            authTime: Date(timeIntervalSince1970: row["auth_time"]),
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            expiresAt: Date(timeIntervalSince1970: row["expires_at"]),
-            revokedAt: Date(sql: row["revoked_at"]), version: row["version"])
+            id: row[offset], subject: row[offset + 1], userId: row[offset + 2], appKey: row[offset + 3],
+            authServiceId: row[offset + 4],
+            attributes: try Self.attributes(row[offset + 5]),
+            sealedUpstream: row[offset + 6], upstreamExpiresAt: Date(sql: row[offset + 7]),
+            authTime: Date(timeIntervalSince1970: row[offset + 8]),
+            createdAt: Date(timeIntervalSince1970: row[offset + 9]),
+            expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
+            revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12])
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -88,20 +96,21 @@ extension SQLiteStore: TokenFamilyStore {
 
     public func family(id: String) async throws -> TokenFamily? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE id = ?", arguments: [id]).map(Self.family(from:))
+            try Row.fetchOne(db, sql: "SELECT \(Self.familyColumns) FROM token_families WHERE id = ?", arguments: [id])
+                .map { Self.family(from: $0) }
         }
     }
 
     public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
         try await pool.read { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE refresh_hash = ?", arguments: [refreshHash]) {
+            if let row = try Row.fetchOne(db, sql: "SELECT \(Self.familyColumns) FROM token_families WHERE refresh_hash = ?", arguments: [refreshHash]) {
                 return (Self.family(from: row), .current)
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT * FROM token_families WHERE previous_refresh_hash = ?", arguments: [refreshHash]) {
+            if let row = try Row.fetchOne(db, sql: "SELECT \(Self.familyColumns) FROM token_families WHERE previous_refresh_hash = ?", arguments: [refreshHash]) {
                 return (Self.family(from: row), .previous)
             }
             if let row = try Row.fetchOne(db, sql: """
-                SELECT f.* FROM retired_refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?
+                SELECT \(Self.familyColumns(alias: "f")) FROM retired_refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?
                 """, arguments: [refreshHash]) {
                 return (Self.family(from: row), .retired)
             }
@@ -138,12 +147,27 @@ extension SQLiteStore: TokenFamilyStore {
         }
     }
 
-    static func family(from row: Row) -> TokenFamily {
+    /// The columns `family(from:at:)` reads, in its order; select exactly these.
+    static let familyColumns = """
+        id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
+        previous_refresh_hash, rotated_at, grace_response
+        """
+
+    /// `familyColumns` with a table alias, for joins.
+    static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
+
+    /// A column list with every column prefixed by a table alias.
+    static func qualified(_ columns: String, alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingSpacesAndTabs)" }.joined(separator: ", ")
+    }
+
+    /// Maps `familyColumns` starting at column `offset`.
+    static func family(from row: Row, at offset: Int = 0) -> TokenFamily {
         TokenFamily(
-            id: row["id"], sessionId: row["session_id"], clientId: row["client_id"], scope: row["scope"],
-            nonce: row["nonce"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            revokedAt: Date(sql: row["revoked_at"]), refreshHash: row["refresh_hash"],
-            refreshExpiresAt: Date(sql: row["refresh_expires_at"]), previousRefreshHash: row["previous_refresh_hash"],
-            rotatedAt: Date(sql: row["rotated_at"]), graceResponse: row["grace_response"])
+            id: row[offset], sessionId: row[offset + 1], clientId: row[offset + 2], scope: row[offset + 3],
+            nonce: row[offset + 4], createdAt: Date(timeIntervalSince1970: row[offset + 5]),
+            revokedAt: Date(sql: row[offset + 6]), refreshHash: row[offset + 7],
+            refreshExpiresAt: Date(sql: row[offset + 8]), previousRefreshHash: row[offset + 9],
+            rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11])
     }
 }

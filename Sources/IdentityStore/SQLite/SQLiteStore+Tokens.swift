@@ -11,8 +11,8 @@ extension SQLiteStore: AccessTokenStore {
     }
 
     public func opaqueToken(hash: String) async throws -> OpaqueAccessToken? {
-        let data = try await pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT data FROM opaque_access_tokens WHERE token_hash = ?", arguments: [hash])
+        let data = try pointRead { db in
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM opaque_access_tokens WHERE token_hash = ?"), arguments: [hash])
         }
         return try data.map { try decode(OpaqueAccessToken.self, $0) }
     }

@@ -4,10 +4,13 @@ import IdentityCore
 
 /// The default backend: one SQLite file in WAL mode, migrated on open (SPEC §7).
 ///
-/// GRDB runs every statement on its own dispatch queues; `async` access suspends the caller
-/// instead of blocking a cooperative or event-loop thread.
+/// GRDB runs statements on its own dispatch queues; writes and scans use `async` access, which
+/// suspends the caller instead of blocking a cooperative or event-loop thread. The few indexed
+/// point reads every validate makes use `pointRead` instead (see there).
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
+    /// Read-only connections used only synchronously by `pointRead` (see there).
+    let pointReaders: DatabasePool
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
 
@@ -23,6 +26,25 @@ public final class SQLiteStore: Sendable {
         }
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        readOnly.busyMode = .timeout(10)
+        readOnly.maximumReaderCount = 4
+        pointReaders = try DatabasePool(path: url.path, configuration: readOnly)
+    }
+
+    /// Runs a short read of a few rows by primary key on the calling thread.
+    ///
+    /// Hopping to a GRDB queue and back (`await pool.read`) cost several times the lookups
+    /// themselves and was the largest share of a validate request. This reads on the caller's
+    /// thread instead, from a separate set of read-only connections that are only ever used this
+    /// way: nobody holds one across a suspension, so a wait for a connection is bounded by
+    /// another lookup (sharing `pool` deadlocked once every cooperative thread waited for a
+    /// connection held by a suspended async reader). In WAL mode a reader never waits for a
+    /// writer. The lookups are independent single-row reads, so they skip the transaction
+    /// GRDB's `read` adds. Only for indexed single-row lookups, never scans or writes.
+    func pointRead<T>(_ block: (Database) throws -> T) throws -> T {
+        try pointReaders.unsafeRead(block)
     }
 
     static var migrator: DatabaseMigrator {
@@ -128,6 +150,7 @@ extension SQLiteStore: MaintenanceStore {
     }
 
     public func close() async throws {
+        try pointReaders.close()
         try pool.close()
     }
 }

@@ -14,8 +14,8 @@ public struct BasicCredentials: Sendable, Equatable {
     /// Parses `Basic base64(user:password)`; nil when the header is not Basic; throws
     /// `invalid_client` when it is Basic but malformed.
     public init?(authorizationHeader header: String?) throws {
-        guard let header, header.count > 6, header.prefix(6).lowercased() == "basic " else { return nil }
-        let encoded = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard let header, header.utf8.count > 6, header.hasASCIICaseInsensitivePrefix("basic ") else { return nil }
+        let encoded = header.dropFirst(6).trimmingSpacesAndTabs
         guard encoded.count <= 4096, let data = Data(base64Encoded: encoded),
               let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":") else {
             throw OAuthError.invalidClient("The Basic credentials are malformed.")

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import IdentityStore
 
 extension BrokerEngine {
     /// `POST /oauth/token` (SPEC §3.3): authenticates the client and runs the grant.
@@ -30,6 +31,8 @@ extension BrokerEngine {
             throw error
         } catch let failure as AuthorizationFailure {
             throw failure.error
+        } catch let error as StorageUnavailable {
+            throw OAuthError.unavailable("The service is temporarily unavailable; try again.", debug: "\(what): \(error)")
         } catch {
             throw OAuthError.internalFailure("\(what): \(error)")
         }

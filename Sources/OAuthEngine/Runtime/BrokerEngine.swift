@@ -34,6 +34,15 @@ public final class BrokerEngine: Sendable {
     /// Identifies this process in refresh leases shared with other instances.
     public let instanceId = Secrets.randomToken(bytes: 9)
     private let current: Mutex<EngineState>
+    /// Upstream tokens already opened from the vault, by ciphertext and owner. A refresh writes a
+    /// new ciphertext, so a stale entry is never asked for again; a reload starts empty.
+    let openedUpstream = BoundedCache<OpenedUpstreamKey, UpstreamToken>(capacity: 10_000)
+    /// Access tokens whose signature, type and issuer checked out, by their exact text, with
+    /// their claims: backends validate the same token many times, and the signature check and
+    /// claim parsing were the largest share of a validate. Expiry and every storage check still
+    /// run each time; new keys or configuration start it empty, so a removed key never verifies
+    /// from memory.
+    let verifiedAccessTokens = BoundedCache<String, AccessTokenClaims>(capacity: 10_000)
 
     public init(issuer: String, state: EngineState, store: any BrokerStore,
                 clock: any BrokerClock, logger: Logger, metrics: any BrokerMetricsSink = NoMetrics(),
@@ -54,9 +63,16 @@ public final class BrokerEngine: Sendable {
     public var vault: Vault { current.withLock { $0.vault } }
 
     /// Swaps in a new configuration or key ring; requests in flight keep their snapshot.
-    public func replaceState(_ state: EngineState) { current.withLock { $0 = state } }
+    public func replaceState(_ state: EngineState) {
+        current.withLock { $0 = state }
+        openedUpstream.removeAll()
+        verifiedAccessTokens.removeAll()
+    }
 
-    public func updateKeys(_ keys: SigningKeyRing) { current.withLock { $0.keys = keys } }
+    public func updateKeys(_ keys: SigningKeyRing) {
+        current.withLock { $0.keys = keys }
+        verifiedAccessTokens.removeAll()
+    }
 
     /// The longest time a token signed now stays valid: how long a retired key stays published.
     public static func keyRetention(for config: BrokerConfig) -> TimeInterval {

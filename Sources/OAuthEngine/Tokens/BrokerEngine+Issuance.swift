@@ -17,8 +17,8 @@ extension BrokerEngine {
         let namespace = client.authService.namespace
         let sealed = try identity.upstream.map { upstream in
             metrics.vault("seal")
-            return
-            try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), Self.upstreamBinding(sessionId: id, authServiceId: service.id))
+            let binding = Self.upstreamBinding(sessionId: id, authServiceId: service.id)
+            return try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), binding)
         }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
         let session = LoginSession(

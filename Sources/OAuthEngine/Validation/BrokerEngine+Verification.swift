@@ -22,9 +22,7 @@ extension BrokerEngine {
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
         if token.utf8.contains(UInt8(ascii: ".")) {
-            guard let parts = state.keys.verify(token, type: "at+jwt"),
-                  let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload),
-                  claims.iss == issuer else { throw invalid }
+            guard let claims = verifiedClaims(token, keys: state.keys) else { throw invalid }
             (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
             expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
@@ -45,11 +43,31 @@ extension BrokerEngine {
                                    family: context.family, session: context.session, client: client)
     }
 
+    /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
+    func verifiedClaims(_ token: String, keys: SigningKeyRing) -> AccessTokenClaims? {
+        if let claims = verifiedAccessTokens.value(for: token) { return claims }
+        guard let parts = keys.verify(token, type: "at+jwt"), let claims = AccessTokenClaims(payload: parts.payload),
+              claims.iss == issuer else { return nil }
+        verifiedAccessTokens.store(claims, for: token)
+        return claims
+    }
+
     /// The upstream token of a session, opened from the vault.
     public func upstreamToken(of session: LoginSession) throws -> UpstreamToken? {
         guard let sealed = session.sealedUpstream else { return nil }
+        let key = OpenedUpstreamKey(sealed: sealed, sessionId: session.id, authServiceId: session.authServiceId)
+        if let opened = openedUpstream.value(for: key) { return opened }
         let data = try vault.open(sealed, Self.upstreamBinding(sessionId: session.id, authServiceId: session.authServiceId))
         metrics.vault("open")
-        return try JSONDecoder().decode(UpstreamToken.self, from: data)
+        let token = try UpstreamToken.decode(data)
+        openedUpstream.store(token, for: key)
+        return token
     }
+}
+
+/// Identifies one sealed upstream token: the ciphertext and the row it is bound to.
+struct OpenedUpstreamKey: Hashable, Sendable {
+    var sealed: Data
+    var sessionId: String
+    var authServiceId: String
 }

@@ -97,7 +97,8 @@ struct BrowserFlowTests {
             let noCookie = try await client.postForm(pathOf(form.action), [("csrf_token", form.csrfToken), ("username", "alice"), ("password", "alicepw")])
             #expect(noCookie.status == .badRequest)
             #expect(noCookie.location == nil)
-            let otherToken = "A" + String(form.csrfToken.dropFirst())
+            // Another browser's token: differs from the real one in its first character (always).
+            let otherToken = (form.csrfToken.hasPrefix("A") ? "B" : "A") + String(form.csrfToken.dropFirst())
             let forged = try await client.postForm(pathOf(form.action), [("csrf_token", otherToken), ("username", "alice"), ("password", "alicepw")],
                                                    headers: [.cookie: "idc_csrf=\(otherToken)"])
             #expect(forged.status == .badRequest)

@@ -1,11 +1,16 @@
 import Foundation
 import IdentityCore
 import IdentityStore
+import PostgresStore
 import Testing
 
-/// Backends the store suite runs against. PostgreSQL joins when `IDCONNECT_POSTGRES_URL` is set.
+/// Backends the store suite runs against. PostgreSQL joins when `IDCONNECT_POSTGRES_URL` is set
+/// (each test then gets a database of its own); otherwise "PostgreSQL store suite" says why not.
 enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
+    case postgres
+
+    static var allCases: [StoreBackend] { PostgresTestDatabase.serverURL == nil ? [.sqlite] : [.sqlite, .postgres] }
 
     var testDescription: String { rawValue }
 
@@ -14,7 +19,18 @@ enum StoreBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("idc-store-\(UUID().uuidString)/s.sqlite").path
             return try SQLiteStore(path: path)
+        case .postgres:
+            return try await PostgresStore.open(url: PostgresTestDatabase.create())
         }
+    }
+}
+
+/// Says, in the test report, whether the PostgreSQL backend ran the store suite.
+@Suite("PostgreSQL store suite")
+struct PostgresStoreSuiteGate {
+    @Test("the store suite includes PostgreSQL", .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func included() {
+        #expect(StoreBackend.allCases.contains(.postgres))
     }
 }
 

@@ -1,0 +1,100 @@
+import ConnectorHTTP
+import Foundation
+import IdentityCore
+
+/// An upstream OpenID provider as discovered from its issuer: endpoints from
+/// `/.well-known/openid-configuration` and signing keys from its JWKS, both cached.
+///
+/// The JWKS is fetched again when a token names a `kid` the cache does not hold (key rotation),
+/// but at most once per ``minimumRefetchInterval``, so forged `kid`s cannot make the broker
+/// hammer the provider.
+actor OIDCProvider {
+    struct Metadata: Sendable {
+        var authorizationEndpoint: String
+        var tokenEndpoint: String
+        var userInfoEndpoint: String?
+        var jwksURI: String
+    }
+
+    let issuer: String
+    let http: UpstreamHTTP
+    let clock: any BrokerClock
+    /// Keys are fetched again after this long even when every `kid` is known.
+    let keysMaxAge: TimeInterval = 3600
+    let metadataMaxAge: TimeInterval = 86_400
+    let minimumRefetchInterval: TimeInterval
+
+    private var metadata: (value: Metadata, fetchedAt: Date)?
+    private var keys: (value: JSONWebKeySet, fetchedAt: Date)?
+    private var inflightKeys: Task<JSONWebKeySet, any Error>?
+
+    init(issuer: String, http: UpstreamHTTP, clock: any BrokerClock, minimumRefetchInterval: TimeInterval = 30) {
+        self.issuer = issuer
+        self.http = http
+        self.clock = clock
+        self.minimumRefetchInterval = minimumRefetchInterval
+    }
+
+    /// The provider's endpoints; fetched on first use and daily after that.
+    func endpoints() async throws -> Metadata {
+        if let metadata, clock.now().timeIntervalSince(metadata.fetchedAt) < metadataMaxAge { return metadata.value }
+        let url = issuer.trimmingSuffix("/") + "/.well-known/openid-configuration"
+        let answer = try await http.get(url, what: "identity provider's discovery document")
+        guard answer.status == 200 else {
+            throw ConnectorFailure(answer.status >= 500 ? .unavailable : .invalidResponse,
+                                   "The identity provider's discovery document could not be read.", debug: "HTTP \(answer.status) from \(url)")
+        }
+        guard case .object(let document)? = answer.json else {
+            throw ConnectorFailure(.invalidResponse, "The identity provider's discovery document is not JSON.")
+        }
+        // OpenID Connect Discovery §4.3: the document must name exactly the configured issuer.
+        guard document["issuer"]?.stringValue == issuer else {
+            throw ConnectorFailure(.invalidResponse, "The identity provider's discovery document names another issuer.",
+                                   debug: "expected \(issuer), got \(document["issuer"]?.stringValue ?? "none")")
+        }
+        func endpoint(_ name: String) -> String? {
+            guard let text = document[name]?.stringValue, ConfigReader.absoluteURL(text, schemes: ["http", "https"]) != nil else { return nil }
+            return text
+        }
+        guard let authorization = endpoint("authorization_endpoint"), let token = endpoint("token_endpoint"),
+              let jwks = endpoint("jwks_uri") else {
+            throw ConnectorFailure(.invalidResponse, "The identity provider's discovery document lacks an endpoint.")
+        }
+        let value = Metadata(authorizationEndpoint: authorization, tokenEndpoint: token,
+                             userInfoEndpoint: endpoint("userinfo_endpoint"), jwksURI: jwks)
+        metadata = (value, clock.now())
+        return value
+    }
+
+    /// Signing keys able to check a token with `kid`: the cached set, or a fresh one when the
+    /// cache is old or lacks `kid` (rate-limited).
+    func keys(for kid: String?) async throws -> JSONWebKeySet {
+        let now = clock.now()
+        if let keys {
+            let age = now.timeIntervalSince(keys.fetchedAt)
+            let known = kid.map { keys.value.contains(kid: $0) } ?? true
+            if age < keysMaxAge && known { return keys.value }
+            if age < minimumRefetchInterval { return keys.value }
+        }
+        if let inflightKeys { return try await inflightKeys.value }
+        let task = Task { try await self.fetchKeys() }
+        inflightKeys = task
+        defer { inflightKeys = nil }
+        let fetched = try await task.value
+        keys = (fetched, clock.now())
+        return fetched
+    }
+
+    private func fetchKeys() async throws -> JSONWebKeySet {
+        let url = try await endpoints().jwksURI
+        let answer = try await http.get(url, what: "identity provider's key set")
+        guard answer.status == 200 else {
+            throw ConnectorFailure(answer.status >= 500 ? .unavailable : .invalidResponse,
+                                   "The identity provider's signing keys could not be read.", debug: "HTTP \(answer.status) from \(url)")
+        }
+        guard let set = JSONWebKeySet(parsing: answer.body) else {
+            throw ConnectorFailure(.invalidResponse, "The identity provider's key set is not a JWKS.")
+        }
+        return set
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import IdentityStore
+import PostgresNIO
+
+extension PostgresStore: PendingAuthorizationStore {
+    public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
+        let data = try encode(pending)
+        _ = try await rows("""
+            INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (\(idHash), \(data), \(pending.expiresAt.pg))
+            """)
+    }
+
+    public func pending(idHash: String) async throws -> PendingAuthorization? {
+        guard let row = try await rows("SELECT data FROM pending_authorizations WHERE id_hash = \(idHash)").first else { return nil }
+        return try decode(PendingAuthorization.self, row.decode(Data.self))
+    }
+
+    public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
+        let data = try encode(pending)
+        _ = try await rows("""
+            UPDATE pending_authorizations SET data = \(data), expires_at = \(pending.expiresAt.pg) WHERE id_hash = \(idHash)
+            """)
+    }
+
+    public func consumePending(idHash: String) async throws -> Bool {
+        try await rows("DELETE FROM pending_authorizations WHERE id_hash = \(idHash) RETURNING 1").count == 1
+    }
+}
+
+extension PostgresStore: AuthorizationCodeStore {
+    public func insertCode(_ code: AuthorizationCode) async throws {
+        let data = try encode(code)
+        _ = try await rows("""
+            INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (\(code.hash), \(data), \(code.expiresAt.pg))
+            """)
+    }
+
+    /// A conditional `UPDATE`: concurrent redemptions queue on the row lock and re-check
+    /// `used_at IS NULL` after the winner commits, so exactly one sees its row come back.
+    public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {
+        if let row = try await rows("""
+            UPDATE authorization_codes SET used_at = \(date.pg), family_id = \(familyId)
+            WHERE code_hash = \(hash) AND used_at IS NULL RETURNING data
+            """).first {
+            return .redeemed(try decode(AuthorizationCode.self, row.decode(Data.self)))
+        }
+        guard let row = try await rows("SELECT data, family_id FROM authorization_codes WHERE code_hash = \(hash)").first else {
+            return .notFound
+        }
+        let (data, family) = try row.decode((Data, String?).self)
+        return .alreadyUsed(try decode(AuthorizationCode.self, data), familyId: family)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+import PostgresNIO
+
+extension PostgresStore: SessionStore {
+    public func insertSession(_ session: LoginSession) async throws {
+        let attributes = try encode(session.attributes)
+        _ = try await rows("""
+            INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
+            VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
+                \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
+                \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version))
+            """)
+    }
+
+    public func session(id: String) async throws -> LoginSession? {
+        guard let row = try await rows("SELECT \(unescaped: Self.sessionColumns) FROM sessions WHERE id = \(id)").first else {
+            return nil
+        }
+        return try Self.session(from: row.makeRandomAccess())
+    }
+
+    /// The columns `session(from:at:)` reads, in its order; select exactly these.
+    static let sessionColumns = """
+        id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
+        auth_time, created_at, expires_at, revoked_at, version
+        """
+
+    /// Maps `sessionColumns` starting at column `offset`.
+    static func session(from row: PostgresRandomAccessRow, at offset: Int = 0) throws -> LoginSession {
+        guard case .object(let attributes)? = JSONValue(parsing: try row[offset + 5].decode(Data.self)) else {
+            throw PostgresStoreError("session attributes are not a JSON object")
+        }
+        return LoginSession(
+            id: try row[offset].decode(String.self), subject: try row[offset + 1].decode(String.self),
+            userId: try row[offset + 2].decode(String.self), appKey: try row[offset + 3].decode(String.self),
+            authServiceId: try row[offset + 4].decode(String.self), attributes: attributes,
+            sealedUpstream: try row[offset + 6].decode(Data?.self),
+            upstreamExpiresAt: Date(pg: try row[offset + 7].decode(Double?.self)),
+            authTime: Date(timeIntervalSince1970: try row[offset + 8].decode(Double.self)),
+            createdAt: Date(timeIntervalSince1970: try row[offset + 9].decode(Double.self)),
+            expiresAt: Date(timeIntervalSince1970: try row[offset + 10].decode(Double.self)),
+            revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self))
+    }
+
+    public func revokeSession(id: String, at date: Date) async throws {
+        try await transaction { [logger] connection in
+            try await connection.query("""
+                UPDATE sessions SET revoked_at = COALESCE(revoked_at, \(date.pg)), upstream = NULL WHERE id = \(id)
+                """, logger: logger)
+            try await connection.query("""
+                UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE session_id = \(id)
+                """, logger: logger)
+        }
+    }
+
+    public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
+                               attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
+        let encodedAttributes = try attributes.map { try encode($0) }
+        return try await rows("""
+            UPDATE sessions SET upstream = \(sealedUpstream), upstream_expires_at = \(upstreamExpiresAt?.pg),
+                attributes = COALESCE(\(encodedAttributes), attributes), version = version + 1
+            WHERE id = \(sessionId) AND version = \(expectedVersion) AND revoked_at IS NULL RETURNING 1
+            """).count == 1
+    }
+}
+
+extension PostgresStore: TokenFamilyStore {
+    public func insertFamily(_ family: TokenFamily) async throws {
+        try await transaction { [logger] connection in
+            try await connection.query("""
+                INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response)
+                VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
+                    \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
+                    \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse))
+                """, logger: logger)
+            if let expiry = family.refreshExpiresAt {
+                try await connection.query("""
+                    UPDATE sessions SET expires_at = GREATEST(expires_at, \(expiry.pg)) WHERE id = \(family.sessionId)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func family(id: String) async throws -> TokenFamily? {
+        try await rows("SELECT \(unescaped: Self.familyColumns) FROM token_families WHERE id = \(id)").first
+            .map { try Self.family(from: $0.makeRandomAccess()) }
+    }
+
+    public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
+        // One round trip: the current token, the one rotated away last, or an older (retired) one.
+        guard let row = try await rows("""
+            SELECT 0, \(unescaped: Self.familyColumns) FROM token_families WHERE refresh_hash = \(refreshHash)
+            UNION ALL
+            SELECT 1, \(unescaped: Self.familyColumns) FROM token_families WHERE previous_refresh_hash = \(refreshHash)
+            UNION ALL
+            SELECT 2, \(unescaped: Self.familyColumns(alias: "f")) FROM retired_refresh_tokens r
+                JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = \(refreshHash)
+            ORDER BY 1 LIMIT 1
+            """).first else { return nil }
+        let columns = row.makeRandomAccess()
+        let match: RefreshTokenMatch = switch try columns[0].decode(Int32.self) {
+        case 0: .current
+        case 1: .previous
+        default: .retired
+        }
+        return (try Self.family(from: columns, at: 1), match)
+    }
+
+    /// Compare-and-swap in one transaction: the family row is locked only if `oldHash` is still
+    /// current, so of concurrent rotations exactly one finds it and the rest get `false`.
+    public func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
+                              graceResponse: Data?, at date: Date) async throws -> Bool {
+        try await transaction { [logger] connection in
+            let locked = try await connection.query("""
+                SELECT session_id, previous_refresh_hash FROM token_families
+                WHERE id = \(familyId) AND refresh_hash = \(oldHash) AND revoked_at IS NULL FOR UPDATE
+                """, logger: logger).collect()
+            guard let row = locked.first else { return false }
+            let (sessionId, previous) = try row.decode((String, String?).self)
+            try await connection.query("""
+                UPDATE token_families SET refresh_hash = \(newHash), refresh_expires_at = \(expiresAt.pg),
+                    previous_refresh_hash = \(oldHash), rotated_at = \(date.pg), grace_response = \(graceResponse)
+                WHERE id = \(familyId)
+                """, logger: logger)
+            if let previous {
+                try await connection.query("""
+                    INSERT INTO retired_refresh_tokens (token_hash, family_id) VALUES (\(previous), \(familyId))
+                    ON CONFLICT (token_hash) DO NOTHING
+                    """, logger: logger)
+            }
+            try await connection.query("""
+                UPDATE sessions SET expires_at = GREATEST(expires_at, \(expiresAt.pg)) WHERE id = \(sessionId)
+                """, logger: logger)
+            return true
+        }
+    }
+
+    public func revokeFamily(id: String, at date: Date) async throws {
+        _ = try await rows("UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE id = \(id)")
+    }
+
+    /// The columns `family(from:at:)` reads, in its order; select exactly these.
+    static let familyColumns = """
+        id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
+        previous_refresh_hash, rotated_at, grace_response
+        """
+
+    /// A column list with every column prefixed by a table alias, for joins.
+    static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
+
+    static func qualified(_ columns: String, alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }.joined(separator: ", ")
+    }
+
+    /// Maps `familyColumns` starting at column `offset`.
+    static func family(from row: PostgresRandomAccessRow, at offset: Int = 0) throws -> TokenFamily {
+        TokenFamily(
+            id: try row[offset].decode(String.self), sessionId: try row[offset + 1].decode(String.self),
+            clientId: try row[offset + 2].decode(String.self), scope: try row[offset + 3].decode(String.self),
+            nonce: try row[offset + 4].decode(String?.self),
+            createdAt: Date(timeIntervalSince1970: try row[offset + 5].decode(Double.self)),
+            revokedAt: Date(pg: try row[offset + 6].decode(Double?.self)), refreshHash: try row[offset + 7].decode(String?.self),
+            refreshExpiresAt: Date(pg: try row[offset + 8].decode(Double?.self)),
+            previousRefreshHash: try row[offset + 9].decode(String?.self),
+            rotatedAt: Date(pg: try row[offset + 10].decode(Double?.self)), graceResponse: try row[offset + 11].decode(Data?.self))
+    }
+}

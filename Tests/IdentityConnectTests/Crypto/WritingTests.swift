@@ -1,0 +1,73 @@
+import Foundation
+import IdentityCore
+import Testing
+
+@Suite("Byte-level writers and readers on the validate path")
+struct WritingTests {
+    @Test("JSONValue serialization parses back to the same value and matches Foundation's reading")
+    func roundTrip() throws {
+        let value: JSONValue = .object([
+            "text": .string("quote \" backslash \\ newline \n tab \t bell \u{07} é 😀 /slash"),
+            "int": .int(-42), "big": .int(9_007_199_254_740_993), "double": .double(1.25), "whole": .double(3),
+            "list": .array([.bool(true), .bool(false), .null, .array([])]), "nested": .object(["b": .int(1), "a": .int(2)]),
+        ])
+        let bytes = value.serialized
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(JSONValue(parsing: Data(bytes)) == value.replacingWholeDoubles())
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) == value.replacingWholeDoubles())
+        #expect(text.contains(#""nested":{"a":2,"b":1}"#), "keys are sorted")
+        #expect(text.contains(#"\u0007"#) && text.contains("/slash"))
+        #expect(JSONValue.double(.nan).serialized == Array("null".utf8))
+    }
+
+    @Test("HTTP header trimming and case-insensitive prefixes stay on ASCII")
+    func asciiHelpers() {
+        #expect("  \tabc def\t ".trimmingSpacesAndTabs == "abc def")
+        #expect("".trimmingSpacesAndTabs == "" && "   ".trimmingSpacesAndTabs == "")
+        #expect("BeArEr xyz".hasASCIICaseInsensitivePrefix("bearer "))
+        #expect(!"Bearer".hasASCIICaseInsensitivePrefix("bearer "))
+        #expect(!"Basic xyz".hasASCIICaseInsensitivePrefix("bearer "))
+    }
+
+    @Test("The sealed upstream token reads back the same with the fast path as with JSONDecoder")
+    func upstreamToken() throws {
+        let tokens = [
+            UpstreamToken(token: "t"),
+            UpstreamToken(token: "t\"x", refreshToken: "r", expiresAt: Date(timeIntervalSince1970: 1_800_000_000.5),
+                          extra: ["id_token": "abc", "é": "😀"]),
+            UpstreamToken(token: "t", expiresAt: Date(timeIntervalSinceReferenceDate: 1_000)),
+        ]
+        for token in tokens {
+            let data = try JSONEncoder.sortedCompact.encode(token)
+            #expect(try UpstreamToken.decode(data) == token)
+        }
+        #expect(throws: (any Error).self) { try UpstreamToken.decode(Data("{}".utf8)) }
+        #expect(throws: (any Error).self) { try UpstreamToken.decode(Data("not json".utf8)) }
+    }
+}
+
+private extension JSONValue {
+    /// Whole doubles are written as integers, and read back as `.int`.
+    func replacingWholeDoubles() -> JSONValue {
+        switch self {
+        case .double(let number) where number == number.rounded(): return .int(Int64(number))
+        case .array(let items): return .array(items.map { $0.replacingWholeDoubles() })
+        case .object(let object): return .object(object.mapValues { $0.replacingWholeDoubles() })
+        default: return self
+        }
+    }
+}
+
+@Suite("BoundedCache")
+struct BoundedCacheTests {
+    @Test("keeps at most its capacity and starts over when full")
+    func bounded() {
+        let cache = BoundedCache<Int, String>(capacity: 3)
+        for key in 0..<3 { cache.store("v\(key)", for: key) }
+        #expect(cache.count == 3 && cache.value(for: 2) == "v2")
+        cache.store("v3", for: 3)
+        #expect(cache.count == 1 && cache.value(for: 0) == nil && cache.value(for: 3) == "v3")
+        cache.removeAll()
+        #expect(cache.count == 0)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HummingbirdTesting
+import IdentityCore
+import LDAPConnector
+import StaticConnector
+import Testing
+
+/// The slapd started by scripts/peers/ldap-start.sh (scripts/test.sh exports these variables).
+enum LDAPPeer {
+    static let environment = ProcessInfo.processInfo.environment
+    static var url: String? { environment["IDCONNECT_LDAP_URL"] }
+    static var ldapsURL: String? { environment["IDCONNECT_LDAPS_URL"] }
+    static var caFile: String? { environment["IDCONNECT_LDAP_CA"] }
+    static var available: Bool { url != nil && ldapsURL != nil && caFile != nil }
+    static let skipReason: Comment =
+        "IDCONNECT_LDAP_URL / IDCONNECT_LDAPS_URL / IDCONNECT_LDAP_CA unset: run scripts/peers/ldap-start.sh (scripts/test.sh does)"
+
+    static let base = "dc=example,dc=org"
+    static let appKey = "kid_ldap"
+    static let secret = "ldap-env-secret"
+    static let registry = ConnectorRegistry([StaticConnectorFactory(), LDAPConnectorFactory()])
+
+    /// The repository root, to run the peer scripts from tests.
+    static var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// A broker whose `kid_ldap` environment has one auth service per way of reaching slapd.
+    static func files(url: String = LDAPPeer.url ?? "", ldapsURL: String = LDAPPeer.ldapsURL ?? "",
+                      caFile: String = LDAPPeer.caFile ?? "", recheck: Int = 300, timeout: Int = 3) -> [String: String] {
+        var files = TestBroker.defaultConfig()
+        func service(_ id: String, _ remote: String, auth: Bool = true, _ options: String) -> String {
+            """
+                  - id: \(id)
+                    redirectUri: [ "\(TestBroker.redirect)" ]
+                    provider:
+                      type: ldap
+                      remoteService: \(remote)
+            \(auth ? "          authentication: { username: \"cn=readonly,\(base)\", password: readonlypw }" : "")
+                      options: { \(options), timeout: \(timeout), connectTimeout: \(timeout), recheckInterval: \(recheck) }
+                      allowedAttributes: [ id, audience, email, name, groups, client_token ]
+                      datalinkHeaderMapping: { groups: X-User-Groups, email: X-User-Email }
+            """
+        }
+        files["environments/ldap.yaml"] = """
+        environments:
+          - appKey: \(appKey)
+            appSecret: \(secret)
+            defaultAuthService: search
+            authServices:
+        \(service("search", url, "baseDn: \"ou=people,\(base)\", groupBaseDn: \"ou=groups,\(base)\""))
+        \(service("direct", url, auth: false, "bindDnTemplate: \"uid={username},ou=people,\(base)\""))
+        \(service("starttls", url, "baseDn: \"\(base)\", startTls: true, caFile: \"\(caFile)\""))
+        \(service("ldaps", ldapsURL, "baseDn: \"\(base)\", caFile: \"\(caFile)\""))
+        \(service("untrusted", ldapsURL, "baseDn: \"\(base)\""))
+        \(service("dead", "ldap://127.0.0.1:9", auth: false, "bindDnTemplate: \"uid={username},ou=people,\(base)\""))
+        """
+        return files
+    }
+
+    static func broker(_ files: [String: String] = files(), clock: ManualClock = ManualClock(Date())) async throws -> TestBroker {
+        try await TestBroker.make(files: files, registry: registry, clock: clock)
+    }
+
+    /// The password grant against auth service `service`.
+    static func passwordGrant(_ client: any TestClientProtocol, _ username: String, _ password: String,
+                              service: String = "search") async throws -> TestResponse {
+        try await client.postForm("/oauth/token", [("grant_type", "password"), ("client_id", "\(appKey).\(service)"),
+                                                   ("username", username), ("password", password), ("scope", "openid")],
+                                  headers: basicAuth(appKey, secret))
+    }
+
+    /// Exchanges a code with the environment's Basic credentials.
+    static func exchange(_ client: any TestClientProtocol, _ location: String, service: String,
+                         verifier: String? = nil) async throws -> TestResponse {
+        let code = try #require(queryItems(location)["code"])
+        var fields = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.redirect),
+                      ("client_id", "\(appKey).\(service)")]
+        if let verifier { fields.append(("code_verifier", verifier)) }
+        return try await client.postForm("/oauth/token", fields,
+                                         headers: basicAuth(appKey, secret))
+    }
+
+    /// Runs a command (ldapdelete, the peer scripts) and returns its exit status.
+    @discardableResult
+    static func run(_ command: String, _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        let pipe = Pipe()
+        if input != nil { process.standardInput = pipe }
+        try process.run()
+        if let input {
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Runs a peer script with default signal dispositions and an empty signal mask. (Foundation's
+    /// Process passes on the test process's blocked signals; a slapd started that way ignores SIGTERM.)
+    static func runScript(_ path: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }.map { "\($0.key)=\($0.value)" }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        guard posix_spawn(&pid, path, &actions, &attributes, argv, envp) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
+    }
+
+    /// Changes the directory as its administrator (ldapmodify / ldapdelete).
+    static func admin(_ tool: String, _ arguments: [String] = [], input: String? = nil, url: String = LDAPPeer.url ?? "") throws {
+        let status = try run(tool, ["-x", "-H", url, "-D", "cn=admin,\(base)", "-w", "adminpw"] + arguments, input: input)
+        #expect(status == 0, "\(tool) \(arguments) failed with \(status)")
+    }
+}
+
+/// The claims of a compact JWS, without verifying it (the tests elsewhere verify signatures).
+func jwtPayload(_ token: String) -> [String: Any] {
+    let parts = token.split(separator: ".")
+    guard parts.count == 3, let data = Base64URL.decode(String(parts[1])),
+          let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
+    return object
+}

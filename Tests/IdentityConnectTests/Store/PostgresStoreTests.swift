@@ -1,0 +1,165 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+import PostgresStore
+import Testing
+
+/// What only the PostgreSQL backend has: URL settings, start-up errors, concurrent migrations,
+/// several instances (stores) on one database, and recovery when connections drop.
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    @Test("storage URL: credentials, database, pool and timeouts")
+    func settings() throws {
+        let settings = try PostgresSettings(url: "postgres://idc:p%40ss@db.example:6432/broker?pool=25&statement_timeout=3&connect_timeout=2&sslmode=require")
+        #expect(settings.host == "db.example" && settings.port == 6432 && settings.username == "idc")
+        #expect(settings.password == "p@ss" && settings.database == "broker")
+        #expect(settings.poolSize == 25 && settings.statementTimeout == 3 && settings.connectTimeout == 2 && settings.sslMode == .require)
+        let defaults = try PostgresSettings(url: "postgresql://idc@localhost")
+        #expect(defaults.port == 5432 && defaults.database == "idc" && defaults.poolSize == 10 && defaults.statementTimeout == 5)
+        #expect(defaults.sslMode == .prefer)
+    }
+
+    @Test("bad storage URLs are refused with the reason, never the password",
+          arguments: ["postgres://u:secretpw@h/db?pool=0", "postgres://u:secretpw@h/db?pool=many",
+                      "postgres://u:secretpw@h/db?statement_timeout=-1", "postgres://u:secretpw@h/db?colour=blue",
+                      "postgres://u:secretpw@h/db?sslmode=maybe", "postgres://:secretpw@h/db", "postgres:///db"])
+    func badSettings(_ url: String) {
+        do {
+            _ = try PostgresSettings(url: url)
+            Issue.record("accepted \(url)")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains("storage URL"))
+            #expect(!message.contains("secretpw"))
+        }
+    }
+
+    @Test("an unreachable database fails the open with a clear message naming the server")
+    func unreachable() async throws {
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        do {
+            let store = try await PostgresStore.open(url: "postgres://idc:secretpw@127.0.0.1:1/broker?connect_timeout=3")
+            try await store.close()
+            Issue.record("opened a store on a closed port")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains("cannot connect to PostgreSQL at 127.0.0.1:1/broker"))
+            #expect(!message.contains("secretpw"))
+        }
+    }
+
+    @Test("four instances opening one new database at once migrate it exactly once",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func concurrentMigrations() async throws {
+        let url = try await PostgresTestDatabase.create()
+        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+            for _ in 0..<4 { group.addTask { try await PostgresStore.open(url: url) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let versions = try await PostgresTestDatabase.execute("SELECT version FROM idconnect_migrations", database: url)
+        #expect(versions.count == 1)
+        // What one instance writes, another reads.
+        try await stores[0].insertSession(StoreConformanceTests.session("shared"))
+        #expect(try await stores[3].session(id: "shared")?.userId == "alice")
+        // A later start finds everything applied.
+        let later = try await PostgresStore.open(url: url)
+        try await later.close()
+        for store in stores { try await store.close() }
+    }
+
+    @Test("across two instances: one winner per code, per rotation and per refresh lease",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func racesAcrossInstances() async throws {
+        let url = try await PostgresTestDatabase.create()
+        let first = try await PostgresStore.open(url: url)
+        let second = try await PostgresStore.open(url: url)
+        let now = StoreConformanceTests.now
+        try await first.insertSession(StoreConformanceTests.session("s1"))
+        try await first.insertFamily(StoreConformanceTests.family("f1", session: "s1", refresh: "r1"))
+        for index in 0..<10 {
+            try await first.insertCode(AuthorizationCode(hash: "c\(index)", clientId: "kid", redirectURI: "https://a/cb", scope: "",
+                                                         nonce: nil, codeChallenge: nil, sessionId: "s1", createdAt: now,
+                                                         expiresAt: now.addingTimeInterval(60)))
+        }
+        let stores = [first, second]
+        let redeemed = try await withThrowingTaskGroup(of: String?.self) { group in
+            for attempt in 0..<200 {
+                group.addTask {
+                    let result = try await stores[attempt % 2].redeemCode(hash: "c\(attempt % 10)", at: now, familyId: "f-\(attempt)")
+                    if case .redeemed(let code) = result { return code.hash }
+                    return nil
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }.compactMap { $0 }
+        }
+        #expect(redeemed.sorted() == (0..<10).map { "c\($0)" }.sorted())
+        let rotations = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for attempt in 0..<40 {
+                group.addTask {
+                    try await stores[attempt % 2].rotateRefresh(familyId: "f1", from: "r1", to: "r2-\(attempt)",
+                                                                expiresAt: now.addingTimeInterval(9000), graceResponse: nil, at: now)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(rotations.filter { $0 }.count == 1)
+        let leases = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for attempt in 0..<40 {
+                group.addTask {
+                    try await stores[attempt % 2].acquireRefreshLease(sessionId: "s1", holder: "h\(attempt)",
+                                                                      until: now.addingTimeInterval(45), now: now)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(leases.filter { $0 }.count == 1)
+        // An expired lease can be taken over; a live one cannot.
+        #expect(try await !second.acquireRefreshLease(sessionId: "s1", holder: "late", until: now.addingTimeInterval(90), now: now))
+        #expect(try await second.acquireRefreshLease(sessionId: "s1", holder: "late", until: now.addingTimeInterval(90),
+                                                     now: now.addingTimeInterval(46)))
+        try await second.releaseRefreshLease(sessionId: "s1", holder: "late")
+        #expect(try await first.acquireRefreshLease(sessionId: "s1", holder: "next", until: now.addingTimeInterval(45), now: now))
+        try await first.close()
+        try await second.close()
+    }
+
+    @Test("sealed values page through every kind and replace only unchanged ciphertext",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func sealedValues() async throws {
+        let store = try await PostgresStore.open(url: PostgresTestDatabase.create())
+        for index in 0..<5 { try await store.insertSession(StoreConformanceTests.session("s\(index)")) }
+        let first = try await store.sealedValues(.sessionUpstream, after: nil, limit: 3)
+        #expect(first.map(\.id) == ["s0", "s1", "s2"] && first.allSatisfy { $0.scope == "svc" && $0.data == Data([1, 2, 3]) })
+        let rest = try await store.sealedValues(.sessionUpstream, after: "s2", limit: 3)
+        #expect(rest.map(\.id) == ["s3", "s4"])
+        #expect(try await store.replaceSealed(first[0], with: Data([4])))
+        #expect(try await !store.replaceSealed(first[0], with: Data([5])))
+        #expect(try await store.session(id: "s0")?.sealedUpstream == Data([4]))
+        try await store.insertSigningKey(StoredSigningKey(kid: "k1", algorithm: "RS256", sealedPrivateKey: Data([1]), createdAt: .now))
+        #expect(try await store.sealedValues(.signingKey, after: nil, limit: 10).map(\.id) == ["k1"])
+        #expect(try await store.sealedValues(.refreshGrace, after: nil, limit: 10).isEmpty)
+        try await store.close()
+    }
+
+    @Test("connections killed by the server: the store reconnects without being reopened",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func reconnects() async throws {
+        let url = try await PostgresTestDatabase.create()
+        let store = try await PostgresStore.open(url: url)
+        try await store.insertSession(StoreConformanceTests.session("s1"))
+        let database = String(URLComponents(string: url)!.path.dropFirst())
+        let killed = try await PostgresTestDatabase.execute("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = '\(database)' AND application_name = 'idconnect' AND pid <> pg_backend_pid()
+            """, database: url)
+        #expect(!killed.isEmpty)
+        // The first call may meet the closed connection; within a few seconds calls succeed again.
+        var recovered = false
+        for _ in 0..<50 where !recovered {
+            recovered = (try? await store.session(id: "s1")) != nil
+            if !recovered { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(recovered)
+        try await store.close()
+    }
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""The benchmark suite (SPEC §8): starts the broker (release build) on a temporary config with the
+sample AuthLink, loads it over loopback with wrk, and prints one table with the baselines and the
+ratios that matter. `--smoke` runs every scenario for a moment on the debug build (CI keeps it
+working); the numbers of a smoke run mean nothing.
+
+    scripts/bench.py                 # full run, ~5 minutes
+    scripts/bench.py --smoke         # ~1 minute, exits 1 when a scenario fails
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+import broker  # noqa: E402
+import load  # noqa: E402
+import report  # noqa: E402
+import sessions  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="every scenario briefly, on the debug build")
+    parser.add_argument("--duration", type=int, help="seconds per scenario (default 10, smoke 1)")
+    parser.add_argument("--connections", type=int, default=32, help="concurrent connections (default 32)")
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
+    parser.add_argument("--large-sessions", type=int, help="sessions for the large-store run (default 1,000,000)")
+    parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    parser.add_argument("--json", help="also write the results as JSON to this file")
+    options = parser.parse_args()
+    duration = options.duration or (1 if options.smoke else 10)
+    configuration = "debug" if options.smoke else "release"
+    large = options.large_sessions or (20_000 if options.smoke else 1_000_000)
+    pool_size = 200 if options.smoke else 8_000
+
+    binaries = build(configuration, options.no_build)
+    workdir = tempfile.mkdtemp(prefix="idconnect-bench-")
+    os.environ["BENCH_TMP"] = workdir
+    processes = []
+    try:
+        results, extras = run(binaries, workdir, processes, duration, options, large, pool_size)
+    finally:
+        for process in processes:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        if not os.environ.get("BENCH_KEEP"):
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(report.table(results, extras, configuration, options))
+    if options.json:
+        with open(options.json, "w") as handle:
+            json.dump({"results": [vars(result) for result in results], "extras": extras}, handle, indent=1)
+    failed = [result.name for result in results if result.errors > 0 or result.requests == 0]
+    if failed:
+        print("scenarios with errors: " + ", ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+def build(configuration, skip):
+    swift = shutil.which("swift") or "/opt/swift/usr/bin/swift"
+    if not skip:
+        for product in ("idconnect", "authlink-sample"):
+            subprocess.run([swift, "build", "-c", configuration, "--product", product], cwd=ROOT, check=True)
+    directory = os.path.join(ROOT, ".build", configuration)
+    return {"idconnect": os.path.join(directory, "idconnect"), "authlink": os.path.join(directory, "authlink-sample")}
+
+
+def run(binaries, workdir, processes, duration, options, large, pool_size):
+    authlink_port, port = broker.free_port(), broker.free_port()
+    processes.append(broker.start([binaries["authlink"], "--port", str(authlink_port), "--users",
+                                   os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json")],
+                                  os.path.join(workdir, "authlink.log")))
+    broker.wait_until_up(authlink_port, "/", processes[-1])
+    ldap = ldap_settings()
+    config = broker.write_config(workdir, port, authlink_port, ldap)
+    env = dict(os.environ, IDCONNECT_LOG_LEVEL="warning")
+    server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
+                          os.path.join(workdir, "broker.log"), env=env)
+    processes.append(server)
+    broker.wait_until_up(port, "/healthz", server)
+
+    jwt = broker.password_grant(port, "authlink", "alice", "alicepw")
+    opaque = broker.password_grant(port, "authlink-opaque", "alice", "alicepw")
+    bearer = {"Authorization": "Bearer " + jwt["access_token"]}
+    basic = {"Authorization": broker.basic_header()}
+    common = dict(port=port, duration=duration, connections=options.connections, threads=options.threads)
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    results = [
+        load.run_wrk("static route /healthz (HTTP floor)", **common, path="/healthz"),
+        load.run_wrk("validate (JWT)", **common, path="/oauth/validate", headers=bearer),
+        load.run_wrk("validate (opaque)", **common, path="/oauth/validate",
+                     headers={"Authorization": "Bearer " + opaque["access_token"]}),
+        load.run_wrk("introspect", **common, method="POST", path="/oauth/introspect", headers={**basic, **form},
+                     body="token=" + jwt["access_token"]),
+        load.run_wrk("data-link gateway (→ /healthz)", **common, path="/datalink/self/healthz", headers=bearer),
+    ]
+    codes = prepare(pool_size, lambda _: broker.authorization_code(port, "authlink", "alice", "alicepw"))
+    results.append(load.run_wrk(
+        "code exchange", **common, method="POST", path="/oauth/token", headers={**basic, **form}, pool=codes,
+        body=f"grant_type=authorization_code&client_id={broker.APP_KEY}&redirect_uri={broker.REDIRECT_URI}&code={{}}"))
+    refresh_tokens = prepare(pool_size, lambda _: broker.password_grant(port, "authlink", "alice", "alicepw")["refresh_token"])
+    results.append(load.run_wrk("refresh (rotating)", **common, method="POST", path="/oauth/token",
+                                headers={**basic, **form}, pool=refresh_tokens,
+                                body="grant_type=refresh_token&refresh_token={}"))
+    results += login_rows(port, authlink_port, common, form, pool_size, ldap)
+    extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries)}
+    if ldap:
+        extras["ldap_raw"] = ldap_raw(workdir, ldap["url"], duration)
+    extras["peak_rss_mb"] = round(broker.peak_rss_mb(server.pid), 1)
+    extras["sessions"] = sessions.compare(binaries, workdir, processes, authlink_port, common, large)
+    return results, extras
+
+
+def login_rows(port, authlink_port, common, form, pool_size, ldap):
+    """Sign-ins through the automated grant (the credential post of a prepared temp login URI),
+    under load and one at a time, beside the connector called directly."""
+    body = "client_id={client}&redirect_uri=" + broker.REDIRECT_URI + "&response_type=code&username={user}&password={password}"
+    rows = []
+    services = [("AuthLink", "authlink", "alice", "alicepw")]
+    if ldap:
+        services.append(("LDAP", "ldap", ldap["username"], ldap["password"]))
+    for label, service, user, password in services:
+        filled = body.format(client=broker.client_id(service), user=user, password=password)
+        for connections in (common["connections"], 1):
+            paths = prepare(pool_size // 2, lambda _: broker.temp_login_path(port, service))
+            settings = dict(common, connections=connections, threads=min(common["threads"], connections))
+            rows.append(load.run_wrk(f"login via {label} (automated grant), {connections} conn.", **settings,
+                                     method="POST", path="{}", headers=form, body=filled, pool=paths))
+    json_headers = {"Content-Type": "application/json"}
+    credentials = json.dumps({"username": "alice", "password": "alicepw"})
+    for connections in (common["connections"], 1):
+        settings = dict(common, port=authlink_port, connections=connections, threads=min(common["threads"], connections))
+        rows.append(load.run_wrk(f"AuthLink called directly (connector floor), {connections} conn.", **settings,
+                                 method="POST", path="/login", headers=json_headers, body=credentials))
+    return rows
+
+
+def prepare(count, make):
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(make, range(count)))
+
+
+def signing(binaries):
+    output = subprocess.run([binaries["idconnect"], "bench", "signing", "--seconds", "2"],
+                            capture_output=True, text=True, check=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def ldap_raw(workdir, url, duration):
+    """slapd called directly with libldap (scripts/bench/ldap-raw.c, 2 threads): simple binds/s and
+    the full work of one broker login (search user, search groups, bind) per second."""
+    binary = os.path.join(workdir, "ldap-raw")
+    subprocess.run(["cc", "-O2", "-o", binary, os.path.join(ROOT, "scripts", "bench", "ldap-raw.c"),
+                    "-lldap", "-llber", "-lpthread"], check=True)
+    measure = lambda mode, threads: float(subprocess.run([binary, url, mode, str(threads), str(duration)],
+                                                        capture_output=True, text=True, check=True).stdout.strip())
+    return {"binds_per_second": measure("bind", 2), "logins_per_second": measure("login", 2),
+            "login_ms_one_at_a_time": round(1000 / max(measure("login", 1), 1), 3)}
+
+
+def ldap_settings():
+    """An LDAP auth service (search then bind with the read-only service account, groups) when the
+    test slapd of scripts/peers/ldap-start.sh is running and IDCONNECT_LDAP_URL names it."""
+    url = os.environ.get("IDCONNECT_LDAP_URL")
+    if not url:
+        return None
+    return {"url": url, "username": "alice", "password": "alicepw",
+            "authentication": {"username": "cn=readonly,dc=example,dc=org", "password": "readonlypw"},
+            "options": json.loads(os.environ.get("IDCONNECT_BENCH_LDAP_OPTIONS",
+                                                 '{"baseDn": "ou=people,dc=example,dc=org", '
+                                                 '"groupBaseDn": "ou=groups,dc=example,dc=org"}'))}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

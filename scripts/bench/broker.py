@@ -1,0 +1,141 @@
+"""Starts the processes a benchmark run needs: the sample AuthLink and the broker on a temporary
+console-config, and talks to the broker over plain HTTP (standard library only)."""
+
+import base64
+import http.client
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.parse
+
+APP_KEY = "kid_bench"
+APP_SECRET = "bench-secret-not-for-production"
+REDIRECT_URI = "http://localhost:3000/callback"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def write_config(directory, broker_port, authlink_port, ldap):
+    """A console-config with one environment: AuthLink (JWT and opaque tokens), LDAP when a slapd
+    is given, and a data link pointing back at the broker's own /healthz (the gateway's floor)."""
+    os.makedirs(os.path.join(directory, "config", "secrets"), exist_ok=True)
+    with open(os.path.join(directory, "config", "secrets", "app"), "w") as handle:
+        handle.write(APP_SECRET)
+    services = [auth_service("authlink", authlink_port, "jwt"), auth_service("authlink-opaque", authlink_port, "opaque")]
+    if ldap:
+        services.append({
+            "id": "ldap", "name": "LDAP", "redirectUri": [REDIRECT_URI], "grantTtl": 600, "tokenTtl": 3600,
+            "refresh": True, "refreshTtl": 86400,
+            "provider": {"type": "ldap", "remoteService": ldap["url"], "authentication": ldap["authentication"],
+                         "options": ldap["options"]},
+        })
+    config = {
+        "server": {"issuer": f"http://127.0.0.1:{broker_port}"},
+        "storage": "sqlite:" + os.path.join(directory, "broker.sqlite"),
+        "environments": [{
+            "appKey": APP_KEY, "appSecret": "${file:secrets/app}", "name": "Bench",
+            "defaultAuthService": "authlink", "authServices": services,
+            "dataLinks": [{"name": "self", "url": f"http://127.0.0.1:{broker_port}"}],
+        }],
+    }
+    # JSON is YAML: no YAML library needed here.
+    with open(os.path.join(directory, "config", "bench.yaml"), "w") as handle:
+        json.dump(config, handle, indent=1)
+    return os.path.join(directory, "config")
+
+
+def auth_service(identifier, authlink_port, token_format):
+    return {
+        "id": identifier, "name": identifier, "redirectUri": [REDIRECT_URI], "grantTtl": 600, "tokenTtl": 3600,
+        "refresh": True, "refreshTtl": 86400, "tokenFormat": token_format,
+        "provider": {"type": "custom", "remoteService": f"http://127.0.0.1:{authlink_port}/login",
+                     "options": {"refreshUrl": f"http://127.0.0.1:{authlink_port}/refresh"}},
+    }
+
+
+def start(arguments, log_path, env=None):
+    log = open(log_path, "w")
+    return subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+
+
+def wait_until_up(port, path, process, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"process on port {port} exited with {process.returncode}")
+        try:
+            status, _, _ = request(port, "GET", path)
+            if status < 500:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"nothing answered on port {port} within {seconds} s")
+
+
+def request(port, method, path, form=None, headers=None, json_body=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    all_headers = dict(headers or {})
+    body = None
+    if form is not None:
+        body = urllib.parse.urlencode(form)
+        all_headers["Content-Type"] = "application/x-www-form-urlencoded"
+    elif json_body is not None:
+        body = json.dumps(json_body)
+        all_headers["Content-Type"] = "application/json"
+    connection.request(method, path, body=body, headers=all_headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, dict(response.getheaders()), data
+
+
+def basic_header():
+    return "Basic " + base64.b64encode(f"{APP_KEY}:{APP_SECRET}".encode()).decode()
+
+
+def client_id(service):
+    return APP_KEY if service == "authlink" else f"{APP_KEY}.{service}"
+
+
+def password_grant(port, service, username, password):
+    status, _, data = request(port, "POST", "/oauth/token", headers={"Authorization": basic_header()}, form={
+        "grant_type": "password", "username": username, "password": password, "client_id": client_id(service)})
+    if status != 200:
+        raise SystemExit(f"password grant for {service} failed: {status} {data[:200]!r}")
+    return json.loads(data)
+
+
+def temp_login_path(port, service):
+    status, _, data = request(port, "POST", "/oauth/auth", form={
+        "client_id": client_id(service), "redirect_uri": REDIRECT_URI, "response_type": "code"})
+    if status != 200:
+        raise SystemExit(f"automated grant start failed: {status} {data[:200]!r}")
+    return urllib.parse.urlparse(json.loads(data)["temp_login_uri"]).path
+
+
+def authorization_code(port, service, username, password):
+    path = temp_login_path(port, service)
+    status, headers, data = request(port, "POST", path, form={
+        "client_id": client_id(service), "redirect_uri": REDIRECT_URI, "response_type": "code",
+        "username": username, "password": password})
+    location = headers.get("Location") or headers.get("location") or ""
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(location).query)
+    if status != 302 or "code" not in query:
+        raise SystemExit(f"sign-in for a code failed: {status} {location} {data[:200]!r}")
+    return query["code"][0]
+
+
+def peak_rss_mb(pid):
+    """VmHWM: the most resident memory the process ever had."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0

@@ -1,0 +1,69 @@
+"""Runs wrk against one scenario and reads its numbers back (req/s, p50, p99, errors)."""
+
+import os
+import re
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Result:
+    def __init__(self, name, requests_per_second, p50_ms, p99_ms, requests, errors, note=""):
+        self.name = name
+        self.requests_per_second = requests_per_second
+        self.p50_ms = p50_ms
+        self.p99_ms = p99_ms
+        self.requests = requests
+        self.errors = errors
+        self.note = note
+
+
+def run_wrk(name, port, duration, connections, threads, method="GET", path="/", body="", headers=None,
+            pool=None, note=""):
+    """Loads http://127.0.0.1:port with a fixed request, or with each value of `pool` once."""
+    env = dict(os.environ)
+    env.update({
+        "BENCH_METHOD": method, "BENCH_PATH": path, "BENCH_BODY": body, "BENCH_THREADS": str(threads),
+        "BENCH_HEADERS": "|".join(f"{key}: {value}" for key, value in (headers or {}).items()),
+    })
+    script = os.path.join(HERE, "fixed.lua")
+    if pool is not None:
+        pool_path = os.path.join(os.environ.get("BENCH_TMP", "/tmp"), f"pool-{name}.txt")
+        with open(pool_path, "w") as handle:
+            handle.write("\n".join(pool) + "\n")
+        env["BENCH_POOL"] = pool_path
+        script = os.path.join(HERE, "pool.lua")
+    command = ["wrk", f"-t{threads}", f"-c{max(connections, threads)}", f"-d{duration}s", "--latency",
+               "-s", script, f"http://127.0.0.1:{port}{path if pool is None else '/'}"]
+    output = subprocess.run(command, env=env, capture_output=True, text=True, timeout=duration + 60).stdout
+    return parse(name, output, note)
+
+
+def parse(name, output, note):
+    rate = float(_find(r"Requests/sec:\s+([\d.]+)", output, "0"))
+    requests = int(_find(r"(\d+) requests in", output, "0"))
+    p50 = _latency_ms(output, "50%")
+    p99 = _latency_ms(output, "99%")
+    errors = 0
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if non_2xx:  # wrk counts statuses >= 400 here; a 302 is a success for the sign-in rows
+        errors += int(non_2xx.group(1))
+    socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
+    if socket_errors:
+        errors += sum(int(value) for value in socket_errors.groups())
+    if requests == 0:
+        raise SystemExit(f"{name}: wrk made no requests:\n{output}")
+    return Result(name, rate, p50, p99, requests, errors, note)
+
+
+def _find(pattern, text, default):
+    match = re.search(pattern, text)
+    return match.group(1) if match else default
+
+
+def _latency_ms(output, percentile):
+    match = re.search(rf"^\s*{re.escape(percentile)}\s+([\d.]+)(us|ms|s)\s*$", output, re.MULTILINE)
+    if not match:
+        return 0.0
+    value, unit = float(match.group(1)), match.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value

@@ -1,0 +1,41 @@
+-- Sends each request of a prepared pool once (codes, refresh tokens, temp login ids: all single
+-- use), spread over wrk's threads, then stops the thread. Configured through environment
+-- variables set by bench.py: BENCH_POOL (file, one value per line), BENCH_METHOD, BENCH_PATH
+-- (with {} for the value, or empty), BENCH_BODY (with {} for the value), BENCH_HEADERS
+-- ("Name: value" lines separated by "|").
+local values = {}
+for line in io.lines(os.getenv("BENCH_POOL")) do values[#values + 1] = line end
+local method = os.getenv("BENCH_METHOD") or "POST"
+local path_template = os.getenv("BENCH_PATH") or "/"
+local body_template = os.getenv("BENCH_BODY") or ""
+local headers = {}
+for pair in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^|]+") do
+  local name, value = string.match(pair, "^%s*([^:]+):%s*(.*)$")
+  if name then headers[name] = value end
+end
+
+local counter = 1
+function setup(thread)
+  thread:set("id", counter)
+  counter = counter + 1
+end
+
+-- Thread k of n takes values k, k + n, k + 2n, ...; when its share is used up it stops (the
+-- harmless request it returns then is never measured: the thread's loop ends first).
+local next_index, step
+function init(args)
+  step = tonumber(os.getenv("BENCH_THREADS") or "1")
+  next_index = id
+end
+
+function request()
+  local value = values[next_index]
+  if value == nil then
+    wrk.thread:stop()
+    return wrk.format("GET", "/healthz")
+  end
+  next_index = next_index + step
+  local path = string.gsub(path_template, "{}", function() return value end)
+  local body = string.gsub(body_template, "{}", function() return value end)
+  return wrk.format(method, path, headers, body)
+end

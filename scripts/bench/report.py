@@ -1,0 +1,64 @@
+"""Formats a benchmark run as one Markdown table plus the baselines and ratios."""
+
+
+def table(results, extras, configuration, options):
+    lines = [f"Identity Connect benchmark ({configuration} build, wrk -t{options.threads} -c{options.connections}, "
+             "loopback; wrk shares the machine's cores with the broker)", "",
+             "| scenario | req/s | p50 ms | p99 ms | requests | errors |", "|---|---:|---:|---:|---:|---:|"]
+    for result in results:
+        lines.append(row(result))
+    for stored in extras["sessions"].values():
+        lines.append(row(_Result(stored)))
+    lines.append("")
+    signing = extras["signing"]["signs_per_second"]
+    lines.append(f"Signing limit ({extras['signing']['threads']} threads): RS256 (RSA-2048) {signing['RS256']:,}/s, "
+                 f"ES256 {signing['ES256']:,}/s")
+    lines.append(f"Broker peak RSS: {extras['peak_rss_mb']} MB")
+    by_name = {result.name: result for result in results}
+    floor = _first(by_name, "static route")
+    validate = by_name.get("validate (JWT)")
+    exchange = by_name.get("code exchange")
+    if floor and validate:
+        lines.append(f"validate / HTTP floor: {validate.requests_per_second / floor.requests_per_second:.0%}")
+    if exchange:
+        lines.append(f"code exchange / RS256 signing limit: {exchange.requests_per_second / signing['RS256']:.0%} "
+                     "(each exchange signs one access token; with scope openid an id_token too)")
+    raw = extras.get("ldap_raw")
+    ldap_login = _first(by_name, "login via LDAP (automated grant), 32") or _first(by_name, "login via LDAP")
+    if raw:
+        lines.append(f"slapd called directly (connector floor): {raw['binds_per_second']:,.0f} binds/s, "
+                     f"{raw['logins_per_second']:,.0f} search+groups+bind/s, {raw['login_ms_one_at_a_time']} ms each one at a time")
+        if ldap_login:
+            lines.append(f"LDAP logins through the broker / raw binds: {ldap_login.requests_per_second / raw['binds_per_second']:.3f}")
+        ldap_single = _first(by_name, "login via LDAP (automated grant), 1 conn.")
+        if ldap_single:
+            lines.append(f"login via LDAP: p50 {ldap_single.p50_ms:.2f} ms vs the directory's own work "
+                         f"{raw['login_ms_one_at_a_time']} ms (broker adds {ldap_single.p50_ms - raw['login_ms_one_at_a_time']:.2f} ms)")
+    for label in ("AuthLink",):
+        login = _first(by_name, f"login via {label} (automated grant), 1 conn.")
+        direct = _first(by_name, "AuthLink called directly (connector floor), 1 conn.")
+        if login and direct:
+            lines.append(f"login via {label}: p50 {login.p50_ms:.2f} ms vs the AuthLink alone {direct.p50_ms:.2f} ms "
+                         f"(broker adds {login.p50_ms - direct.p50_ms:.2f} ms)")
+    counts = list(extras["sessions"].values())
+    if len(counts) == 2 and counts[0]["requests_per_second"]:
+        lines.append(f"validate with the large store / with 10k sessions: "
+                     f"{counts[1]['requests_per_second'] / counts[0]['requests_per_second']:.0%}")
+    return "\n".join(lines)
+
+
+def row(result):
+    return (f"| {result.name} | {result.requests_per_second:,.0f} | {result.p50_ms:.2f} | {result.p99_ms:.2f} | "
+            f"{result.requests:,} | {result.errors} |")
+
+
+def _first(by_name, prefix):
+    for name, result in by_name.items():
+        if name.startswith(prefix):
+            return result
+    return None
+
+
+class _Result:
+    def __init__(self, values):
+        self.__dict__.update(values)
