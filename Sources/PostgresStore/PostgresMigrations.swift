@@ -63,6 +63,15 @@ enum PostgresMigrations {
                 session_id TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL)
             """,
         ]),
+        ("v2-registered-clients", [
+            """
+            CREATE TABLE registered_clients (
+                client_id TEXT PRIMARY KEY, app_key TEXT NOT NULL, data BYTEA NOT NULL,
+                bound_subject TEXT, created_at DOUBLE PRECISION NOT NULL)
+            """,
+            "CREATE INDEX registered_clients_app_key ON registered_clients (app_key, created_at)",
+            "CREATE INDEX registered_clients_unbound ON registered_clients (created_at) WHERE bound_subject IS NULL",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -1,0 +1,65 @@
+import Foundation
+import IdentityStore
+import PostgresNIO
+
+/// Registered app instances (RFC 7591): the instance is kept as JSON in `data`; `app_key`,
+/// `bound_subject` and `created_at` are columns so listing and the 1-hour cleanup need no decoding.
+extension PostgresStore: RegisteredClientStore {
+    public func insertRegisteredClient(_ client: RegisteredClient) async throws {
+        let data = try encode(client)
+        _ = try await rows("""
+            INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at)
+            VALUES (\(client.clientId), \(client.appKey), \(data), \(client.boundSubject), \(client.createdAt.pg))
+            """)
+    }
+
+    public func registeredClient(id: String) async throws -> RegisteredClient? {
+        guard let row = try await rows("SELECT data FROM registered_clients WHERE client_id = \(id)").first else { return nil }
+        return try decode(RegisteredClient.self, row.decode(Data.self))
+    }
+
+    public func registeredClients(appKey: String) async throws -> [RegisteredClient] {
+        try await rows("""
+            SELECT data FROM registered_clients WHERE app_key = \(appKey) ORDER BY created_at, client_id
+            """).map { try decode(RegisteredClient.self, $0.decode(Data.self)) }
+    }
+
+    public func updateRegisteredClient(_ client: RegisteredClient) async throws -> Bool {
+        let data = try encode(client)
+        return try await rows("""
+            UPDATE registered_clients SET data = \(data), bound_subject = \(client.boundSubject)
+            WHERE client_id = \(client.clientId) RETURNING 1
+            """).count == 1
+    }
+
+    /// Read, check and write under the row lock (`FOR UPDATE`), so of two concurrent first
+    /// sign-ins of different users exactly one binds the instance.
+    public func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool {
+        try await transaction { [self] connection in
+            let found = try await connection.query("""
+                SELECT data FROM registered_clients WHERE client_id = \(id) FOR UPDATE
+                """, logger: self.logger).collect()
+            guard let row = found.first else { return false }
+            var client = try self.decode(RegisteredClient.self, row.decode(Data.self))
+            if let bound = client.boundSubject, bound != subject { return false }
+            client.boundSubject = subject
+            client.sessionId = sessionId
+            client.boundAt = date
+            let data = try self.encode(client)
+            try await connection.query("""
+                UPDATE registered_clients SET data = \(data), bound_subject = \(subject) WHERE client_id = \(id)
+                """, logger: self.logger)
+            return true
+        }
+    }
+
+    public func deleteRegisteredClient(id: String) async throws -> Bool {
+        try await rows("DELETE FROM registered_clients WHERE client_id = \(id) RETURNING 1").count == 1
+    }
+
+    public func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int {
+        try await rows("""
+            DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < \(date.pg) RETURNING 1
+            """).count
+    }
+}
