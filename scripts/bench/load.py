@@ -27,16 +27,39 @@ def run_wrk(name, port, duration, connections, threads, method="GET", path="/", 
         "BENCH_HEADERS": "|".join(f"{key}: {value}" for key, value in (headers or {}).items()),
     })
     script = os.path.join(HERE, "fixed.lua")
+    clocks = None
     if pool is not None:
-        pool_path = os.path.join(os.environ.get("BENCH_TMP", "/tmp"), f"pool-{name}.txt")
+        directory = os.environ.get("BENCH_TMP", "/tmp")
+        pool_path = os.path.join(directory, f"pool-{name}.txt")
         with open(pool_path, "w") as handle:
             handle.write("\n".join(pool) + "\n")
-        env["BENCH_POOL"] = pool_path
+        clocks = os.path.join(directory, "clock-" + re.sub(r"[^A-Za-z0-9]+", "-", name))
+        env["BENCH_POOL"], env["BENCH_CLOCKS"] = pool_path, clocks
         script = os.path.join(HERE, "pool.lua")
     command = ["wrk", f"-t{threads}", f"-c{max(connections, threads)}", f"-d{duration}s", "--latency",
                "-s", script, f"http://127.0.0.1:{port}{path if pool is None else '/'}"]
     output = subprocess.run(command, env=env, capture_output=True, text=True, timeout=duration + 60).stdout
-    return parse(name, output, note)
+    result = parse(name, output, note)
+    span = pool_span(clocks, threads) if clocks else None
+    if span:
+        result.requests_per_second = result.requests / span
+    return result
+
+
+def pool_span(prefix, threads):
+    """Seconds from the first thread's start to the last thread's running out of pool values, or
+    None when a thread did not run out within the duration (then wrk's own rate is right)."""
+    starts, ends = [], []
+    for thread in range(1, threads + 1):
+        for kind, times in (("start", starts), ("end", ends)):
+            path = f"{prefix}-{kind}-{thread}"
+            if not os.path.exists(path):
+                return None
+            with open(path) as handle:
+                times.append(float(handle.read().strip()))
+            os.remove(path)
+    span = max(ends) - min(starts)
+    return span if span > 0 else None
 
 
 def parse(name, output, note):

@@ -20,17 +20,36 @@ function setup(thread)
   counter = counter + 1
 end
 
+-- wrk reports requests / the full -d duration even when the pool ran out early, so each thread
+-- writes the wall-clock time it started and the time its share ran out (BENCH_CLOCKS prefix);
+-- bench.py divides by that span instead.
+local function note_time(kind)
+  local prefix = os.getenv("BENCH_CLOCKS")
+  if not prefix then return end
+  local clock = io.popen("date +%s.%N")
+  local now = clock:read("*l")
+  clock:close()
+  local file = io.open(prefix .. "-" .. kind .. "-" .. id, "w")
+  file:write(now)
+  file:close()
+end
+
 -- Thread k of n takes values k, k + n, k + 2n, ...; when its share is used up it stops (the
 -- harmless request it returns then is never measured: the thread's loop ends first).
-local next_index, step
+local next_index, step, finished
 function init(args)
   step = tonumber(os.getenv("BENCH_THREADS") or "1")
   next_index = id
+  note_time("start")
 end
 
 function request()
   local value = values[next_index]
   if value == nil then
+    if not finished then
+      finished = true
+      note_time("end")
+    end
     wrk.thread:stop()
     return wrk.format("GET", "/healthz")
   end

@@ -3,21 +3,23 @@
 /// request's CPU time.
 extension StringProtocol {
     /// The text without leading and trailing spaces and tabs (the whitespace HTTP headers allow).
+    ///
+    /// Only the ends are looked at, on the contiguous UTF-8 bytes when the string has them (native
+    /// Swift strings do): walking every byte of an 800-byte bearer token through the generic
+    /// collection witnesses cost 8% of a validate request.
     public var trimmingSpacesAndTabs: String {
-        let bytes = utf8
-        var start: Self.UTF8View.Index?
-        var end = bytes.startIndex
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let next = bytes.index(after: index)
-            if bytes[index] != 0x20 && bytes[index] != 0x09 {
-                if start == nil { start = index }
-                end = next
-            }
-            index = next
+        if let trimmed = utf8.withContiguousStorageIfAvailable(Self.trimmedSpacesAndTabs) {
+            return trimmed
         }
-        guard let start else { return "" }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+        return Array(utf8).withUnsafeBufferPointer(Self.trimmedSpacesAndTabs)
+    }
+
+    private static func trimmedSpacesAndTabs(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var start = 0
+        var end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
     /// Whether the text starts with `prefix`, ignoring ASCII case (`prefix` must be lowercase ASCII).

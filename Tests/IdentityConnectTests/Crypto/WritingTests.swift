@@ -24,6 +24,8 @@ struct WritingTests {
     func asciiHelpers() {
         #expect("  \tabc def\t ".trimmingSpacesAndTabs == "abc def")
         #expect("".trimmingSpacesAndTabs == "" && "   ".trimmingSpacesAndTabs == "")
+        #expect("Bearer \t tok en \t".dropFirst(7).trimmingSpacesAndTabs == "tok en")
+        #expect("é  ".trimmingSpacesAndTabs == "é" && " \t ".dropFirst().trimmingSpacesAndTabs == "")
         #expect("BeArEr xyz".hasASCIICaseInsensitivePrefix("bearer "))
         #expect(!"Bearer".hasASCIICaseInsensitivePrefix("bearer "))
         #expect(!"Basic xyz".hasASCIICaseInsensitivePrefix("bearer "))
