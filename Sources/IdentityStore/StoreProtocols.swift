@@ -101,6 +101,14 @@ public protocol RegisteredClientStore: Sendable {
     func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int
 }
 
+/// Short-lived single-use values (the app-to-web SSO `css` value, SPEC §3.8): stored under the
+/// value's hash with a sealed payload; taking one removes it, so exactly one caller gets it.
+public protocol OneTimeGrantStore: Sendable {
+    func insertOneTimeGrant(hash: String, sealed: Data, expiresAt: Date) async throws
+    /// Removes the grant and returns its payload; nil when it is absent or was already taken.
+    func takeOneTimeGrant(hash: String) async throws -> (sealed: Data, expiresAt: Date)?
+}
+
 /// Health and housekeeping.
 public protocol MaintenanceStore: Sendable {
     /// Cheap round trip to the database, for `/readyz`.
@@ -117,4 +125,4 @@ public protocol StorageUnavailable: Error {}
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
-    & RegisteredClientStore & MaintenanceStore
+    & RegisteredClientStore & OneTimeGrantStore & MaintenanceStore

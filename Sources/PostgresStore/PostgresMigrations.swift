@@ -72,6 +72,10 @@ enum PostgresMigrations {
             "CREATE INDEX registered_clients_app_key ON registered_clients (app_key, created_at)",
             "CREATE INDEX registered_clients_unbound ON registered_clients (created_at) WHERE bound_subject IS NULL",
         ]),
+        ("v3-one-time-grants", [
+            "CREATE TABLE one_time_grants (hash TEXT PRIMARY KEY, data BYTEA NOT NULL, expires_at DOUBLE PRECISION NOT NULL)",
+            "CREATE INDEX one_time_grants_expiry ON one_time_grants (expires_at)",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

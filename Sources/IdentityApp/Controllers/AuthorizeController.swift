@@ -18,29 +18,69 @@ struct AuthorizeController {
 
     private var engine: BrokerEngine { services.engine }
 
-    /// The browser flow: check the request, then show the login form (or redirect upstream).
+    /// The browser flow: check the request, then sign in with what the browser already has (an
+    /// app-to-web `css` value, an SSO session), offer its accounts (`prompt=select_account`), or
+    /// show the login form (or redirect upstream).
     func authorize(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let authorization: AuthorizationRequest
+        let parameters: OAuthParameters
         do {
-            let parameters = try RequestParameters.query(request)
-            authorization = try AuthorizationRequest.parse(parameters, authenticator: ClientAuthenticator(directory: engine.state.directory))
+            parameters = try RequestParameters.query(request)
+            let state = engine.state
+            authorization = try await AuthorizationRequest.parse(parameters) { try await engine.resolveClient($0, state: state) }
         } catch let failure as AuthorizationFailure {
             return render(failure)
         } catch let error as OAuthError {
             return services.pages.errorPage(error)
         }
-        let target = authorization.errorTarget
         let prompts = Set((authorization.prompt ?? "").split(separator: " ").map(String.init))
-        if !prompts.contains("login") && !prompts.contains("select_account") {
-            let sessions = await engine.ssoSessions(for: authorization.client, ssoToken: request.cookies[SessionController.ssoCookie]?.value)
-            if let session = sessions.first {
-                do {
-                    return Responses.redirect(try await engine.authorizeWithSession(authorization, session: session))
-                } catch let error as OAuthError {
-                    return Responses.redirect(target.url(for: error))
-                }
+        let ssoToken = request.cookies[SessionController.ssoCookie]?.value
+        if let webSSO = request.cookies[Self.webSSOCookie]?.value {
+            // Taken (spent) whatever happens next; prompt=login still shows the form.
+            let session = await engine.redeemWebSSOValue(webSSO, for: authorization.client)
+            var response: Response
+            if let session, !prompts.contains("login") {
+                response = await signIn(authorization, with: session, remember: true, ssoToken: ssoToken)
+            } else {
+                response = try await startSignIn(authorization, prompts: prompts, request: request)
+            }
+            clearWebSSOCookie(on: &response)
+            return response
+        }
+        if !prompts.contains("login") {
+            let sessions = await engine.ssoSessions(for: authorization.client, ssoToken: ssoToken)
+            if prompts.contains("select_account"), !sessions.isEmpty {
+                return accountChooser(authorization, sessions: sessions, parameters: parameters)
+            }
+            let hint = authorization.loginHint
+            if !prompts.contains("select_account"), let session = hint == nil ? sessions.first : sessions.first(where: { $0.userId == hint }) {
+                return await signIn(authorization, with: session, remember: false, ssoToken: ssoToken)
             }
         }
+        return try await startSignIn(authorization, prompts: prompts, request: request)
+    }
+
+    /// Issues the code for an existing sign-in; with `remember`, adds it to the browser's SSO
+    /// record (a sign-in carried over from an app is remembered like a form sign-in).
+    private func signIn(_ authorization: AuthorizationRequest, with session: LoginSession, remember: Bool,
+                        ssoToken: String?) async -> Response {
+        do {
+            var response = Responses.redirect(try await engine.authorizeWithSession(authorization, session: session))
+            if remember {
+                let cookie = await engine.rememberSignIn(session, client: authorization.client, ssoToken: ssoToken)
+                SessionController.setSSOCookie(cookie, on: &response, secure: services.secureCookies)
+            }
+            return response
+        } catch let error as OAuthError {
+            return Responses.redirect(authorization.errorTarget.url(for: error))
+        } catch {
+            return Responses.redirect(authorization.errorTarget.url(for: .internalFailure("SSO sign-in: \(error)")))
+        }
+    }
+
+    /// No existing sign-in applies: `prompt=none` fails, else the form or the identity source.
+    private func startSignIn(_ authorization: AuthorizationRequest, prompts: Set<String>, request: Request) async throws -> Response {
+        let target = authorization.errorTarget
         if prompts.contains("none") {
             return Responses.redirect(target.url(for: OAuthError(.loginRequired, "The user is not signed in.")))
         }
@@ -76,13 +116,13 @@ struct AuthorizeController {
     func automatedGrant(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let parameters = try await RequestParameters.body(request, context: context)
         let basic = try RequestParameters.basic(request)
-        let authenticator = ClientAuthenticator(directory: engine.state.directory)
+        let state = engine.state
         if basic != nil || parameters["client_secret"] != nil {
-            _ = try authenticator.authenticate(parameters, basic: basic)
+            _ = try await engine.authenticateClient(parameters, basic: basic, state: state)
         }
         let authorization: AuthorizationRequest
         do {
-            authorization = try AuthorizationRequest.parse(parameters, authenticator: authenticator)
+            authorization = try await AuthorizationRequest.parse(parameters) { try await engine.resolveClient($0, state: state) }
         } catch {
             throw error.error
         }

@@ -20,7 +20,7 @@ struct TempLoginController {
     func show(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard let pending = try await services.engine.pendingAuthorization(id: id), pending.mode == .browser,
-              let client = services.engine.client(for: pending) else {
+              let client = try await services.engine.client(for: pending) else {
             return services.pages.errorPage(.invalidRequest("This sign-in page has expired. Start again from the app."))
         }
         let csrf = AuthorizeController.csrfToken(from: request)

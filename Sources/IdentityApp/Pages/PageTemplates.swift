@@ -17,6 +17,8 @@ enum PageTemplates {
     button{margin-top:1.4rem;width:100%;padding:.7rem;border:0;border-radius:6px;background:#2456d3;color:#fff;font-size:1rem;cursor:pointer}
     .error{background:#fdecea;color:#8a1c12;padding:.7rem;border-radius:6px;font-size:.92rem}
     .muted{color:#5d6577;font-size:.85rem}
+    .accounts{list-style:none;padding:0;margin:0}
+    .account{display:block;padding:.7rem;margin:.4rem 0;border:1px solid #c5c9d3;border-radius:6px;color:inherit;text-decoration:none}
     </style>
     {{#stylesheet}}<link rel="stylesheet" href="{{stylesheet}}">{{/stylesheet}}
     </head>
@@ -34,6 +36,16 @@ enum PageTemplates {
     <input type="password" id="password" name="password" autocomplete="current-password" required>
     <button type="submit" id="submit">Sign in</button>
     </form>
+    </main></body></html>
+    """
+
+    static let accounts = layout + """
+    <h1>{{heading}}</h1>
+    <p class="muted">Choose an account to continue.</p>
+    <ul class="accounts">
+    {{#accounts}}<li><a class="account" href="{{link}}"><strong>{{label}}</strong><br><span class="muted">{{detail}}</span></a></li>
+    {{/accounts}}</ul>
+    <p><a id="another-account" href="{{anotherAccount}}">Use another account</a></p>
     </main></body></html>
     """
 

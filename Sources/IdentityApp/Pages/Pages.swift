@@ -9,6 +9,7 @@ struct Pages: Sendable {
     private let error: MustacheTemplate
     private let autoPost: MustacheTemplate
     private let signedOut: MustacheTemplate
+    private let accounts: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -16,6 +17,25 @@ struct Pages: Sendable {
         // The templates are fixed strings checked by the tests; failing here is a programming error.
         login = try! MustacheTemplate(string: PageTemplates.login)
         error = try! MustacheTemplate(string: PageTemplates.error)
+        accounts = try! MustacheTemplate(string: PageTemplates.accounts)
+    }
+
+    /// One remembered account on the account chooser.
+    struct Account {
+        var label: String
+        var detail: String
+        var link: String
+    }
+
+    /// The `prompt=select_account` page.
+    func accountChooser(heading: String, accounts list: [Account], anotherAccount: String, stylesheet: URL?) -> Response {
+        let values: [String: Any] = [
+            "title": heading, "heading": heading, "anotherAccount": anotherAccount,
+            "accounts": list.map { ["label": $0.label, "detail": $0.detail, "link": $0.link] },
+            "stylesheet": stylesheet?.absoluteString ?? false,
+        ]
+        let origin = stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
+        return Responses.html(accounts.render(values), styleSources: origin)
     }
 
     struct LoginForm {

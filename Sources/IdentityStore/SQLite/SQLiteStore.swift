@@ -105,6 +105,12 @@ public final class SQLiteStore: Sendable {
                 CREATE INDEX registered_clients_unbound ON registered_clients(created_at) WHERE bound_subject IS NULL;
                 """)
         }
+        migrator.registerMigration("v5-one-time-grants") { db in
+            try db.execute(sql: """
+                CREATE TABLE one_time_grants (hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX one_time_grants_expiry ON one_time_grants(expires_at);
+                """)
+        }
         return migrator
     }
 
@@ -132,6 +138,8 @@ extension SQLiteStore: MaintenanceStore {
             removed += db.changesCount
             try db.execute(sql: "DELETE FROM refresh_leases WHERE expires_at < ?", arguments: [now])
             try db.execute(sql: "DELETE FROM sso_sessions WHERE expires_at < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM one_time_grants WHERE expires_at < ?", arguments: [now])
             removed += db.changesCount
             try db.execute(sql: """
                 DELETE FROM retired_refresh_tokens WHERE family_id IN (

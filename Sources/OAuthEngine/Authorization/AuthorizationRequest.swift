@@ -51,18 +51,23 @@ extension AuthorizationRequest {
 
     /// Checks the parameters in the order RFC 6749 §4.1.2.1 requires: client and redirect URI
     /// first (errors shown, never redirected), the rest reported to the redirect URI.
-    public static func parse(_ parameters: OAuthParameters, authenticator: ClientAuthenticator) throws(AuthorizationFailure) -> AuthorizationRequest {
+    /// `lookup` resolves the client id (configured clients and registered app instances).
+    public static func parse(_ parameters: OAuthParameters,
+                             lookup: (String) async throws -> ResolvedClient?) async throws(AuthorizationFailure) -> AuthorizationRequest {
         guard let clientId = parameters["client_id"] else {
             throw .cannotRedirect(.invalidRequest("The parameter 'client_id' is required."))
         }
-        let client: ResolvedClient
-        do { client = try authenticator.resolve(clientId) } catch {
+        let found: ResolvedClient?
+        do { found = try await lookup(clientId) } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"))
+        }
+        guard let client = found else {
             throw .cannotRedirect(OAuthError(.invalidClient, "Unknown client.", status: 400))
         }
         guard let redirectURI = parameters["redirect_uri"] else {
             throw .cannotRedirect(.invalidRequest("The parameter 'redirect_uri' is required."))
         }
-        guard client.service.redirectURIs.contains(redirectURI) else {
+        guard client.redirectURIs.contains(redirectURI) else {
             throw .cannotRedirect(.invalidRequest("The redirect_uri is not registered for this client."))
         }
         let target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"])
@@ -95,7 +100,7 @@ extension AuthorizationRequest {
             }
         }
         return AuthorizationRequest(
-            client: client, redirectURI: redirectURI, scope: Scopes.grant(parameters["scope"]),
+            client: client, redirectURI: redirectURI, scope: Scopes.grant(parameters["scope"], within: client.instance?.scope),
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
             prompt: prompt, loginHint: parameters["login_hint"])
     }

@@ -45,7 +45,11 @@ extension BrokerEngine {
         } else if pending.mode == .upstream {
             throw .cannotRedirect(.invalidRequest("This auth service does not sign in with a password."))
         }
-        guard let client = client(for: pending) else {
+        let resolved: ResolvedClient?
+        do { resolved = try await client(for: pending) } catch {
+            throw .redirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"), target)
+        }
+        guard let client = resolved else {
             throw .redirect(.unauthorizedClient("The client is no longer configured."), target)
         }
         guard client.authService.connector is any PasswordConnector else {
@@ -70,6 +74,8 @@ extension BrokerEngine {
                 return .signedIn(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity))
             } catch let failure as AuthorizationFailure {
                 throw failure
+            } catch let error as OAuthError {
+                throw .redirect(error, target)
             } catch {
                 throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
             }

@@ -38,9 +38,10 @@ extension BrokerEngine {
         return pending
     }
 
-    /// The client a pending authorization was started for, if the configuration still has it.
-    public func client(for pending: PendingAuthorization) -> ResolvedClient? {
-        state.directory.resolve(pending.clientId)
+    /// The client a pending authorization was started for, if the configuration (or, for an app
+    /// instance, storage) still has it.
+    public func client(for pending: PendingAuthorization) async throws -> ResolvedClient? {
+        try await resolveClient(pending.clientId, state: state)
     }
 
     /// Consumes the pending authorization, starts the session and issues the code.
@@ -62,6 +63,7 @@ extension BrokerEngine {
 
     /// Issues an authorization code for `session` and builds the redirect back to the client.
     public func issueCode(for pending: PendingAuthorization, session: LoginSession, client: ResolvedClient) async throws -> String {
+        try await bindInstance(client, to: session)
         let now = clock.now()
         let code = Secrets.randomToken()
         try await store.insertCode(AuthorizationCode(

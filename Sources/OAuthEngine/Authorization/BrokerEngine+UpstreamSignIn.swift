@@ -49,7 +49,7 @@ extension BrokerEngine {
         let connector: any RedirectConnector
         do {
             guard let found = try await pendingAuthorization(id: relayState), found.mode == .upstream,
-                  let foundClient = self.client(for: found),
+                  let foundClient = try await self.client(for: found),
                   let foundConnector = foundClient.authService.connector as? any RedirectConnector,
                   foundConnector.callbackKind == kind else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("Unknown or expired sign-in; start again from the app."))
@@ -91,6 +91,8 @@ extension BrokerEngine {
         case .authenticated(let identity):
             do {
                 return try await completeConsumed(pending: pending, client: client, identity: identity)
+            } catch let error as OAuthError {
+                throw .redirect(error, target)
             } catch {
                 throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
             }

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import IdentityStore
 
 /// An auth service ready for use: its configuration and its connector.
 public struct ResolvedAuthService: Sendable {
@@ -25,14 +26,27 @@ public struct ResolvedClient: Sendable {
     public let clientId: String
     public let entry: EnvironmentEntry
     public let authService: ResolvedAuthService
+    /// The registered app instance when `clientId` is a `dyn~` id (SPEC §3.8), else nil.
+    public let instance: RegisteredClient?
+
+    public init(clientId: String, entry: EnvironmentEntry, authService: ResolvedAuthService, instance: RegisteredClient? = nil) {
+        self.clientId = clientId
+        self.entry = entry
+        self.authService = authService
+        self.instance = instance
+    }
 
     public var environment: Environment { entry.environment }
     public var appKey: String { entry.environment.appKey }
     public var service: AuthService { authService.service }
+    /// Where this client may receive codes: an instance's own list, else its auth service's.
+    public var redirectURIs: [String] { instance?.redirectURIs ?? service.redirectURIs }
 
     /// True when `other` names the same environment and auth service (`kid` and `kid.svc` can be the same client).
+    /// An app instance is only ever the same client as itself.
     public func isSameClient(as other: ResolvedClient) -> Bool {
-        appKey == other.appKey && authService.id == other.authService.id
+        if instance != nil || other.instance != nil { return clientId == other.clientId }
+        return appKey == other.appKey && authService.id == other.authService.id
     }
 }
 
@@ -56,6 +70,13 @@ public struct ClientDirectory: Sendable {
         let service = serviceId.map { entry.services[String($0)] } ?? entry.defaultService
         guard let service else { return nil }
         return ResolvedClient(clientId: clientId, entry: entry, authService: service)
+    }
+
+    /// A registered instance as a client of its environment's default auth service; nil when
+    /// the configuration no longer has that environment or default.
+    public func resolve(instance: RegisteredClient) -> ResolvedClient? {
+        guard let entry = environments[instance.appKey], let service = entry.defaultService else { return nil }
+        return ResolvedClient(clientId: instance.clientId, entry: entry, authService: service, instance: instance)
     }
 
     /// The auth service `serviceId` as `appKey` sees it.

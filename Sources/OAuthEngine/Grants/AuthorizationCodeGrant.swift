@@ -29,7 +29,7 @@ extension BrokerEngine {
         case .redeemed(let redeemed):
             code = redeemed
         }
-        guard let codeClient = state.directory.resolve(code.clientId), codeClient.isSameClient(as: client) else {
+        guard let codeClient = try await resolveClient(code.clientId, state: state), codeClient.isSameClient(as: client) else {
             throw OAuthError.invalidGrant("The authorization code was issued to another client.")
         }
         guard now < code.expiresAt else { throw OAuthError.invalidGrant("The authorization code has expired.") }

@@ -9,18 +9,28 @@ extension BrokerEngine {
         guard let grantType = parameters["grant_type"] else {
             throw OAuthError.invalidRequest("The parameter 'grant_type' is required.")
         }
-        let authenticator = ClientAuthenticator(directory: state.directory)
+        guard ["authorization_code", "password", "refresh_token", "client_credentials"].contains(grantType) else {
+            throw OAuthError.unsupportedGrantType("Unsupported grant_type.")
+        }
+        let client = try await authenticateClient(parameters, basic: basic, state: state)
+        try requireInstanceGrant(grantType, for: client.client)
+        var response: TokenResponse
         switch grantType {
         case "authorization_code":
-            return try await authorizationCodeGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic), state: state)
+            response = try await authorizationCodeGrant(parameters, client: client, state: state)
         case "password":
-            return try await passwordGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic),
-                                           state: state, clientAddress: clientAddress)
+            response = try await passwordGrant(parameters, client: client, state: state, clientAddress: clientAddress)
         case "refresh_token":
-            return try await refreshTokenGrant(parameters, client: try authenticator.authenticate(parameters, basic: basic), state: state)
+            response = try await refreshTokenGrant(parameters, client: client, state: state)
+        case "client_credentials":
+            response = try await clientCredentialsGrant(parameters, client: client, state: state)
         default:
             throw OAuthError.unsupportedGrantType("Unsupported grant_type.")
         }
+        if client.client.instance != nil, Scopes.contains(response.scope, "native") || Scopes.contains(parameters["scope"] ?? "", "native") {
+            response.css = try await guarded("css") { try await issueWebSSOValue(for: client.client) }
+        }
+        return response
     }
 
     /// Runs `body`, turning storage and other unexpected failures into a logged 500 without details.

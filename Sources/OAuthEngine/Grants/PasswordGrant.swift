@@ -11,7 +11,7 @@ extension BrokerEngine {
         let client = authenticated.client
         let username = try parameters.require("username")
         let password = try parameters.require("password")
-        let scope = Scopes.grant(parameters["scope"])
+        let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope)
         let credentials = PasswordCredentials(username: username, password: password, scopes: scope.split(separator: " ").map(String.init))
         let identity = try await attemptPassword(credentials, client: client, clientAddress: clientAddress).get()
         return try await guarded("password grant issuance") {

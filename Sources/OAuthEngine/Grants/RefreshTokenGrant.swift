@@ -21,7 +21,7 @@ extension BrokerEngine {
         let invalid = OAuthError.invalidGrant("The refresh token is invalid, expired or revoked.")
         guard presented.utf8.count <= 256,
               let (family, match) = try await guarded("refresh lookup", { try await store.family(refreshHash: hash) }) else { throw invalid }
-        guard let client = state.directory.resolve(family.clientId), client.isSameClient(as: authenticated.client) else {
+        guard let client = try await resolveClient(family.clientId, state: state), client.isSameClient(as: authenticated.client) else {
             throw OAuthError.invalidGrant("The refresh token was issued to another client.")
         }
         guard family.revokedAt == nil else { throw invalid }

@@ -6,7 +6,7 @@ extension BrokerEngine {
     public func discoveryDocument() -> [String: JSONValue] {
         let algorithm = state.keys.active.algorithm.rawValue
         func list(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
-        return [
+        var document: [String: JSONValue] = [
             "issuer": .string(issuer),
             "authorization_endpoint": .string("\(issuer)/oauth/auth"),
             "token_endpoint": .string("\(issuer)/oauth/token"),
@@ -19,7 +19,7 @@ extension BrokerEngine {
             "revocation_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "response_types_supported": list(["code"]),
             "response_modes_supported": list(["query"]),
-            "grant_types_supported": list(["authorization_code", "refresh_token", "password"]),
+            "grant_types_supported": list(["authorization_code", "refresh_token", "password", "client_credentials"]),
             "subject_types_supported": list(["public"]),
             "id_token_signing_alg_values_supported": list([algorithm]),
             "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
@@ -31,5 +31,9 @@ extension BrokerEngine {
             "request_parameter_supported": .bool(false),
             "claims_parameter_supported": .bool(false),
         ]
+        if state.config.environments.contains(where: { $0.registration != nil }) {
+            document["registration_endpoint"] = .string("\(issuer)/oauth/register")
+        }
+        return document
     }
 }

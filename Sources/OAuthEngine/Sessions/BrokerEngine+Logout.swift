@@ -15,7 +15,8 @@ extension BrokerEngine {
     /// with `state` — or first to the identity source's logout (SAML `logoutUri`).
     public func logout(_ parameters: OAuthParameters, ssoToken: String?) async throws -> LogoutOutcome {
         let now = clock.now()
-        var client = parameters["client_id"].flatMap { state.directory.resolve($0) }
+        let state = self.state
+        var client = try await parameters["client_id"].asyncMap { try await resolveClient($0, state: state) } ?? nil
         var hintedSession: String?
         if let hint = parameters["id_token_hint"] {
             // Expired hints are fine; a signature we did not make is not.
@@ -23,7 +24,7 @@ extension BrokerEngine {
                   let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: parts.payload), claims.iss == issuer else {
                 throw OAuthError.invalidRequest("id_token_hint is not an ID token issued by this server.")
             }
-            if let hinted = state.directory.resolve(claims.aud) {
+            if let hinted = try await resolveClient(claims.aud, state: state) {
                 if let named = client, !named.isSameClient(as: hinted) {
                     throw OAuthError.invalidRequest("client_id does not match id_token_hint.")
                 }
@@ -39,7 +40,7 @@ extension BrokerEngine {
         try await forgetSSO(ssoToken)
         var target: String?
         if let uri = parameters["post_logout_redirect_uri"] {
-            guard let client, client.service.redirectURIs.contains(uri) else {
+            guard let client, client.redirectURIs.contains(uri) else {
                 throw OAuthError.invalidRequest("post_logout_redirect_uri is not registered for this client.")
             }
             target = RedirectURL.build(uri, [("state", parameters["state"])])

@@ -7,12 +7,12 @@ extension BrokerEngine {
     /// (which drops the sealed upstream token); an access token is revoked on its own. Unknown
     /// tokens and tokens of other environments are ignored: the answer is always 200.
     public func revoke(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws {
-        let caller = try ClientAuthenticator(directory: state.directory).authenticate(parameters, basic: basic)
+        let caller = try await authenticateClient(parameters, basic: basic, state: state)
         let token = try parameters.require("token")
         guard token.utf8.count <= 16_384 else { return }
         let now = clock.now()
         if let (family, _) = try await guarded("refresh lookup", { try await store.family(refreshHash: Secrets.hash(token)) }) {
-            guard state.directory.resolve(family.clientId)?.appKey == caller.client.appKey else { return }
+            guard try await resolveClient(family.clientId, state: state)?.appKey == caller.client.appKey else { return }
             try await guarded("revoke") {
                 try await store.revokeFamily(id: family.id, at: now)
                 try await store.revokeSession(id: family.sessionId, at: now)
@@ -21,7 +21,7 @@ extension BrokerEngine {
         }
         guard let (jti, familyId, expiresAt) = try await accessTokenIdentity(token) else { return }
         guard let context = try await guarded("access context", { try await store.accessContext(familyId: familyId, jti: jti) }),
-              state.directory.resolve(context.family.clientId)?.appKey == caller.client.appKey else { return }
+              try await resolveClient(context.family.clientId, state: state)?.appKey == caller.client.appKey else { return }
         try await guarded("revoke access token") { try await store.revokeAccessToken(jti: jti, expiresAt: expiresAt) }
     }
 

@@ -35,6 +35,7 @@ extension BrokerEngine {
     /// token when `openid` was granted.
     func issueNewFamily(session: LoginSession, client: ResolvedClient, scope: String, nonce: String?,
                         familyId: String, keys: SigningKeyRing) async throws -> TokenResponse {
+        try await bindInstance(client, to: session)
         let now = clock.now()
         let service = client.service
         let refreshToken = service.refresh ? Secrets.randomToken() : nil

@@ -57,4 +57,6 @@ public struct TokenResponse: Codable, Sendable, Equatable {
     public var refresh_token: String?
     public var id_token: String?
     public var scope: String
+    /// One-time app-to-web SSO value for a registered instance that asked for `native` (SPEC §3.8).
+    public var css: String?
 }

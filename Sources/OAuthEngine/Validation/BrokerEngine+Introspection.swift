@@ -6,7 +6,7 @@ extension BrokerEngine {
     /// `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client; tokens of other
     /// environments, and anything not live, are `{"active": false}`.
     public func introspect(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws -> [String: JSONValue] {
-        let caller = try ClientAuthenticator(directory: state.directory).authenticate(parameters, basic: basic)
+        let caller = try await authenticateClient(parameters, basic: basic, state: state)
         guard caller.authenticated else { throw OAuthError.invalidClient("Introspection requires client authentication.") }
         let token = try parameters.require("token")
         let inactive: [String: JSONValue] = ["active": .bool(false)]
@@ -38,7 +38,7 @@ extension BrokerEngine {
         guard token.utf8.count <= 256,
               let (family, match) = try await guarded("refresh lookup", { try await store.family(refreshHash: Secrets.hash(token)) }),
               match == .current, family.revokedAt == nil, let expiry = family.refreshExpiresAt, clock.now() < expiry,
-              let client = state.directory.resolve(family.clientId), client.appKey == caller.client.appKey,
+              let client = try await resolveClient(family.clientId, state: state), client.appKey == caller.client.appKey,
               let session = try await guarded("session", { try await store.session(id: family.sessionId) }),
               session.isActive(at: clock.now()) else { return nil }
         return [

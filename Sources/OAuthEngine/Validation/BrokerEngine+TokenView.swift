@@ -77,7 +77,7 @@ extension BrokerEngine {
             guard let basic else {
                 throw OAuthError.invalidClient("This environment requires client authentication to validate tokens.")
             }
-            let caller = try ClientAuthenticator(directory: state.directory).authenticate(OAuthParameters(), basic: basic)
+            let caller = try await authenticateClient(OAuthParameters(), basic: basic, state: state)
             guard caller.client.appKey == verified.client.appKey else {
                 throw OAuthError.invalidClient("The token belongs to another environment.")
             }

@@ -38,7 +38,7 @@ extension BrokerEngine {
         guard let context = try await guarded("access context", { try await store.accessContext(familyId: familyId, jti: jti) }),
               !context.accessTokenRevoked, context.family.revokedAt == nil, context.session.isActive(at: now),
               sessionId == nil || sessionId == context.session.id,
-              let client = state.directory.resolve(context.family.clientId) else { throw invalid }
+              let client = try await resolveClient(context.family.clientId, state: state) else { throw invalid }
         return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
                                    family: context.family, session: context.session, client: client)
     }

@@ -1,0 +1,24 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore: OneTimeGrantStore {
+    public func insertOneTimeGrant(hash: String, sealed: Data, expiresAt: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO one_time_grants (hash, data, expires_at) VALUES (?, ?, ?)",
+                           arguments: [hash, sealed, expiresAt.sql])
+        }
+    }
+
+    /// Read and delete in one write transaction: SQLite has a single writer, so of two
+    /// concurrent takers exactly one finds the row.
+    public func takeOneTimeGrant(hash: String) async throws -> (sealed: Data, expiresAt: Date)? {
+        try await pool.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT data, expires_at FROM one_time_grants WHERE hash = ?",
+                                             arguments: [hash]) else { return nil }
+            try db.execute(sql: "DELETE FROM one_time_grants WHERE hash = ?", arguments: [hash])
+            let data: Data = row["data"]
+            let expiresAt: Double = row["expires_at"]
+            return (data, Date(timeIntervalSince1970: expiresAt))
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import IdentityCore
+import IdentityStore
+
+extension BrokerEngine {
+    /// `grant_type=client_credentials` for registered app instances (SPEC §3.3, §3.8): "re-login".
+    /// The instance proves its own secret and gets a new access token for the user it is bound
+    /// to, while that user's session lives. No refresh token and no ID token: nobody signed in.
+    func clientCredentialsGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
+                                state: EngineState) async throws -> TokenResponse {
+        let client = authenticated.client
+        guard let instance = client.instance else {
+            throw OAuthError.unauthorizedClient("client_credentials is only for registered app instances.")
+        }
+        guard authenticated.authenticated else {
+            throw OAuthError.invalidClient("client_credentials requires the instance's client secret.")
+        }
+        let ended = OAuthError.invalidGrant("The user of this app instance is no longer signed in; sign in again.")
+        guard let sessionId = instance.sessionId, let subject = instance.boundSubject else {
+            throw OAuthError.invalidGrant("Nobody has signed in to this app instance yet.")
+        }
+        let now = clock.now()
+        guard var session = try await guarded("instance session", { try await store.session(id: sessionId) }),
+              session.isActive(at: now), session.subject == subject else { throw ended }
+        do {
+            session = try await ensureFreshUpstream(session, authService: client.authService)
+        } catch is SessionEnded {
+            throw ended
+        }
+        let scope = Scopes.grant(parameters["scope"] ?? instance.scope, within: instance.scope)
+            .split(separator: " ").filter { $0 != "openid" && $0 != "offline_access" }.joined(separator: " ")
+        return try await guarded("client credentials issuance") {
+            let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
+                                     scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil)
+            try await store.insertFamily(family)
+            return try await mintTokens(session: session, family: family, client: client, refreshToken: nil,
+                                        includeIDToken: false, includeNonce: false, keys: state.keys)
+        }
+    }
+}
