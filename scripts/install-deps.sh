@@ -19,6 +19,10 @@ packages+=(python3-venv liblemonldap-ng-portal-perl libplack-perl libgd-security
   libio-string-perl libjson-perl libcrypt-urandom-perl libconvert-base32-perl libdigest-hmac-perl libmime-tools-perl
   libemail-sender-perl libunicode-string-perl libhttp-parser-xs-perl libcookie-baker-xs-perl
   libapache-session-browseable-perl libio-socket-timeout-perl)
+# SAML IdP test peers of the saml connector: SimpleSAMLphp 1.19 served by PHP's built-in server
+# (lighttpd only satisfies its web-server dependency, never started), pysaml2 in the venv below, and
+# xmlsec1 (pysaml2 signs and encrypts with it; the check script verifies with it).
+packages+=(simplesamlphp php8.2-cli php8.2-cgi php8.2-xml php8.2-mbstring php8.2-curl php8.2-intl lighttpd xmlsec1)
 if $build_only; then
   packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev)
 fi
