@@ -22,6 +22,8 @@ stop_peers() {
   SAMBA_DIR="$peers_dir/samba" scripts/peers/samba-ad-stop.sh || true
   scripts/peers/oidc-op-stop.sh || true
   scripts/peers/llng-stop.sh || true
+  scripts/peers/pysaml2-idp-stop.sh || true
+  scripts/peers/ssp-idp-stop.sh || true
 }
 trap stop_peers EXIT
 IDCONNECT_POSTGRES_URL=$(scripts/peers/postgres-start.sh "$IDCONNECT_POSTGRES_DIR")
@@ -42,6 +44,16 @@ DOT_ACCESS_TTL=$IDCONNECT_OIDC_ACCESS_TTL scripts/peers/oidc-op-start.sh
 LLNG_ACCESS_TTL=$IDCONNECT_LLNG_ACCESS_TTL scripts/peers/llng-start.sh
 export IDCONNECT_OIDC_ISSUER=http://127.0.0.1:9100/o
 export IDCONNECT_LLNG_ISSUER=http://127.0.0.1:9300
+# SAML 2.0 IdPs (pysaml2, SimpleSAMLphp) that know the broker as SP http://127.0.0.1:8080/saml/metadata
+# with this key pair; the pysaml2 IdP encrypts assertions when the SP uses its /enc/<cipher>/ metadata.
+export SAML_SP_DIR="$peers_dir/saml-sp"
+scripts/peers/saml-sp-keys.sh
+scripts/peers/pysaml2-idp-start.sh
+scripts/peers/ssp-idp-start.sh
+export IDCONNECT_SAML_SP_KEY="$SAML_SP_DIR/sp.key" IDCONNECT_SAML_SP_CERT="$SAML_SP_DIR/sp.crt"
+export IDCONNECT_SAML_P2_METADATA=http://127.0.0.1:8490/metadata
+export IDCONNECT_SAML_P2_ENCRYPTING=http://127.0.0.1:8490/enc/aes128-gcm/metadata
+export IDCONNECT_SAML_SSP_METADATA=http://127.0.0.1:8480/saml2/idp/metadata.php
 
 swift test --skip-build
 scripts/smoke.sh
