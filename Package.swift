@@ -64,6 +64,12 @@ let package = Package(
         .target(name: "OAuthConnectors", dependencies: [
             "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Connectors/OAuthConnectors"),
+        .systemLibrary(name: "CXMLSec", path: "Connectors/CXMLSec", pkgConfig: "xmlsec1-openssl",
+                       providers: [.apt(["libxmlsec1-dev", "libxml2-dev", "libssl-dev"])]),
+        .target(name: "SAMLConnector", dependencies: [
+            "CXMLSec", "IdentityCore", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ], path: "Connectors/SAMLConnector"),
         .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
         .target(name: "LDAPClient", dependencies: ["CLDAP", "IdentityCore"], path: "Connectors/LDAPClient"),
         .target(name: "LDAPConnector", dependencies: [
@@ -77,13 +83,13 @@ let package = Package(
             "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
-            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors",
+            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
             "LDAPConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
-            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors",
+            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "PostgresStore",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

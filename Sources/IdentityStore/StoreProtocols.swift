@@ -105,6 +105,8 @@ public protocol RegisteredClientStore: Sendable {
 /// value's hash with a sealed payload; taking one removes it, so exactly one caller gets it.
 public protocol OneTimeGrantStore: Sendable {
     func insertOneTimeGrant(hash: String, sealed: Data, expiresAt: Date) async throws
+    /// Inserts unless a grant with that hash exists; returns whether it inserted (replay caches).
+    func insertOneTimeGrantIfAbsent(hash: String, sealed: Data, expiresAt: Date) async throws -> Bool
     /// Removes the grant and returns its payload; nil when it is absent or was already taken.
     func takeOneTimeGrant(hash: String) async throws -> (sealed: Data, expiresAt: Date)?
 }

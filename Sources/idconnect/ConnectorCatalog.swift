@@ -2,6 +2,7 @@ import AuthLinkConnector
 import IdentityCore
 import LDAPConnector
 import OAuthConnectors
+import SAMLConnector
 import SAMLWrapConnector
 import StaticConnector
 
@@ -9,6 +10,6 @@ import StaticConnector
 enum ConnectorCatalog {
     static var registry: ConnectorRegistry {
         ConnectorRegistry([StaticConnectorFactory(), AuthLinkConnectorFactory(), SAMLWrapConnectorFactory(),
-                           OAuthConnectorFactory(), LDAPConnectorFactory()])
+                           OAuthConnectorFactory(), LDAPConnectorFactory(), SAMLConnectorFactory()])
     }
 }

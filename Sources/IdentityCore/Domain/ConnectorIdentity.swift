@@ -28,11 +28,24 @@ public struct ConnectorIdentity: Sendable, Equatable {
     public var attributes: [String: JSONValue]
     /// The upstream token to keep and forward, if the source issues one.
     public var upstream: UpstreamToken?
+    /// A value the source says may be used once (a SAML assertion id): the broker refuses a
+    /// second sign-in with it until it expires, across instances sharing a database.
+    public var oneTimeUse: OneTimeUse?
 
-    public init(userId: String, attributes: [String: JSONValue] = [:], upstream: UpstreamToken? = nil) {
+    public struct OneTimeUse: Sendable, Equatable {
+        public var id: String
+        public var expiresAt: Date
+        public init(id: String, expiresAt: Date) {
+            self.id = id
+            self.expiresAt = expiresAt
+        }
+    }
+
+    public init(userId: String, attributes: [String: JSONValue] = [:], upstream: UpstreamToken? = nil, oneTimeUse: OneTimeUse? = nil) {
         self.userId = userId
         self.attributes = attributes
         self.upstream = upstream
+        self.oneTimeUse = oneTimeUse
     }
 
     public var email: String? { attributes["email"]?.stringValue }

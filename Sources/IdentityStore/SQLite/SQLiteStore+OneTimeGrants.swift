@@ -9,6 +9,14 @@ extension SQLiteStore: OneTimeGrantStore {
         }
     }
 
+    public func insertOneTimeGrantIfAbsent(hash: String, sealed: Data, expiresAt: Date) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO one_time_grants (hash, data, expires_at) VALUES (?, ?, ?)",
+                           arguments: [hash, sealed, expiresAt.sql])
+            return db.changesCount == 1
+        }
+    }
+
     /// Read and delete in one write transaction: SQLite has a single writer, so of two
     /// concurrent takers exactly one finds the row.
     public func takeOneTimeGrant(hash: String) async throws -> (sealed: Data, expiresAt: Date)? {

@@ -90,6 +90,12 @@ extension BrokerEngine {
             throw .redirect(.accessDenied(rejection.message), target)
         case .authenticated(let identity):
             do {
+                if let once = identity.oneTimeUse {
+                    let first = try await guarded("replay check") {
+                        try await store.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
+                    }
+                    guard first else { throw OAuthError.accessDenied("This sign-in response was already used.") }
+                }
                 return try await completeConsumed(pending: pending, client: client, identity: identity)
             } catch let error as OAuthError {
                 throw .redirect(error, target)

@@ -1,0 +1,94 @@
+import CryptoExtras
+import Crypto
+import Foundation
+
+/// Builds SP-initiated AuthnRequests and encodes them for the HTTP-Redirect and HTTP-POST
+/// bindings (SAML Bindings §3.4, §3.5).
+struct SAMLAuthnRequest: Sendable {
+    var id: String
+    var issueInstant: Date
+    var options: SAMLOptions
+    var forceAuthn: Bool
+
+    /// A fresh request id: SAML ids must not start with a digit.
+    static func newID() -> String {
+        "_" + (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    var xml: String {
+        """
+        <samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" \
+        ID="\(id)" Version="2.0" IssueInstant="\(SAMLTime.format(issueInstant))" Destination="\(XMLText.escape(options.ssoURL))" \
+        AssertionConsumerServiceURL="\(XMLText.escape(options.assertionConsumerURL))" \
+        ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"\(forceAuthn ? " ForceAuthn=\"true\"" : "")>\
+        <saml:Issuer>\(XMLText.escape(options.spEntityID))</saml:Issuer>\
+        <samlp:NameIDPolicy Format="\(XMLText.escape(options.nameIDFormat))" AllowCreate="true"/>\
+        </samlp:AuthnRequest>
+        """
+    }
+
+    /// HTTP-Redirect: DEFLATE + base64 in the query; with a key, the query itself is signed
+    /// (RSA-SHA256 over `SAMLRequest=…&RelayState=…&SigAlg=…` exactly as sent).
+    func redirectURL(relayState: String, signingKey: _RSA.Signing.PrivateKey?) throws -> String {
+        let encoded = Data(Deflate.stored(Array(xml.utf8))).base64EncodedString()
+        var query = "SAMLRequest=\(Self.encode(encoded))&RelayState=\(Self.encode(relayState))"
+        if let signingKey {
+            query += "&SigAlg=\(Self.encode("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"))"
+            let signature = try signingKey.signature(for: SHA256.hash(data: Data(query.utf8)), padding: .insecurePKCS1v1_5)
+            query += "&Signature=\(Self.encode(signature.rawRepresentation.base64EncodedString()))"
+        }
+        return options.ssoURL + (options.ssoURL.contains("?") ? "&" : "?") + query
+    }
+
+    /// HTTP-POST: the base64 request (with an enveloped signature when a key is given).
+    func postValue(signingKey: XMLSecurityKey?) throws -> String {
+        guard let signingKey else { return Data(xml.utf8).base64EncodedString() }
+        let document = try XMLDocument(parsing: Data(xml.utf8))
+        guard let root = document.root else { throw XMLSecurityError("the AuthnRequest has no root") }
+        let issuer = root.children("Issuer", XMLNamespace.assertion).first
+        try XMLSigner(key: signingKey).sign(root, in: document, after: issuer)
+        return Data(document.serialized(root).utf8).base64EncodedString()
+    }
+
+    static func encode(_ value: String) -> String {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+}
+
+/// XML character escaping for attribute values and text.
+enum XMLText {
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
+
+/// Raw DEFLATE (RFC 1951) with stored blocks only: valid for every inflater, and SAML requests
+/// are small enough that compressing them buys nothing worth a dependency.
+enum Deflate {
+    static func stored(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var offset = 0
+        repeat {
+            let length = min(65_535, bytes.count - offset)
+            let final = offset + length == bytes.count
+            output.append(final ? 1 : 0)
+            output += [UInt8(length & 0xff), UInt8(length >> 8), UInt8(~length & 0xff), UInt8((~length >> 8) & 0xff)]
+            output += bytes[offset..<offset + length]
+            offset += length
+        } while offset < bytes.count
+        return output
+    }
+}

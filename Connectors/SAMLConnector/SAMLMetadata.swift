@@ -1,0 +1,26 @@
+import Foundation
+
+/// The SP metadata an IdP administrator imports (SPEC §6.4: `/saml/metadata`).
+enum SAMLMetadata {
+    static func document(_ options: SAMLOptions) -> String {
+        let keys = options.spCertificate.map { pem -> String in
+            let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+            return ["signing", "encryption"].map { use in
+                """
+                    <md:KeyDescriptor use="\(use)"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>\(XMLText.escape(body))</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>
+
+                """
+            }.joined()
+        } ?? ""
+        return """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="\(XMLText.escape(options.spEntityID))">
+          <md:SPSSODescriptor AuthnRequestsSigned="\(options.signRequests)" WantAssertionsSigned="\(options.wantAssertionsSigned)" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
+        \(keys)    <md:NameIDFormat>\(XMLText.escape(options.nameIDFormat))</md:NameIDFormat>
+            <md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="\(XMLText.escape(options.assertionConsumerURL))" index="0" isDefault="true"/>
+          </md:SPSSODescriptor>
+        </md:EntityDescriptor>
+
+        """
+    }
+}
