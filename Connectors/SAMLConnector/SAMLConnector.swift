@@ -58,7 +58,7 @@ struct SAMLConnector: RedirectConnector, MetadataPublishingConnector, LogoutRedi
         case .success(let assertion):
             return .authenticated(ConnectorIdentity(
                 userId: assertion.nameID, attributes: assertion.attributes,
-                upstream: UpstreamToken(token: Data(assertion.xml.utf8).base64EncodedString(), expiresAt: assertion.sessionEnd),
+                upstream: UpstreamToken(token: assertion.xml, expiresAt: assertion.sessionEnd),
                 oneTimeUse: .init(id: "saml:\(options.spEntityID):\(assertion.id)", expiresAt: assertion.replayExpiry)))
         }
     }

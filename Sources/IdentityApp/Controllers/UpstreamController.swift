@@ -23,7 +23,10 @@ struct UpstreamController {
         router.refuseOtherMethods("saml/acs", allow: [.post])
         router.post("saml/acs") { request, context in
             let parameters: OAuthParameters
-            do { parameters = try await RequestParameters.body(request, context: context) } catch let error as OAuthError {
+            do {
+                // A SAMLResponse is large; the body limit (1 MiB) still bounds it.
+                parameters = try await RequestParameters.body(request, context: context, maxValueLength: 1 << 20)
+            } catch let error as OAuthError {
                 return services.pages.errorPage(error)
             }
             return await finish(.samlAssertionConsumer, parameters, request)

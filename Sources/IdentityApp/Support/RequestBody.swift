@@ -11,13 +11,14 @@ enum RequestParameters {
     }
 
     /// A form-encoded or JSON body (by Content-Type; form when none is given).
-    static func body(_ request: Request, context: AppRequestContext) async throws -> OAuthParameters {
+    static func body(_ request: Request, context: AppRequestContext,
+                     maxValueLength: Int = OAuthParameters.maxValueLength) async throws -> OAuthParameters {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         let data = Data(buffer: buffer)
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         if contentType.hasPrefix("application/json") {
-            return try OAuthParameters(pairs: try decodeJSON(data))
+            return try OAuthParameters(pairs: try decodeJSON(data), maxValueLength: maxValueLength)
         }
         if !contentType.isEmpty && !contentType.hasPrefix("application/x-www-form-urlencoded") {
             throw OAuthError.invalidRequest("Send the parameters as application/x-www-form-urlencoded.")
@@ -25,7 +26,7 @@ enum RequestParameters {
         guard let text = String(data: data, encoding: .utf8) else {
             throw OAuthError.invalidRequest("The request body is not UTF-8.")
         }
-        return try OAuthParameters(pairs: decodeForm(text))
+        return try OAuthParameters(pairs: decodeForm(text), maxValueLength: maxValueLength)
     }
 
     /// `application/x-www-form-urlencoded` (also query strings). Bad percent-encoding is an error.

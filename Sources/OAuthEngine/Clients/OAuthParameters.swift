@@ -9,14 +9,15 @@ public struct OAuthParameters: Sendable {
 
     public init(_ values: [String: String] = [:]) { self.values = values }
 
-    /// Builds from decoded pairs, refusing repeats and oversized values.
-    public init(pairs: [(String, String)]) throws {
+    /// Builds from decoded pairs, refusing repeats and values over `maxValueLength` bytes (the
+    /// SAML ACS allows more: a signed, encrypted Response runs to tens of kilobytes).
+    public init(pairs: [(String, String)], maxValueLength: Int = Self.maxValueLength) throws {
         var values: [String: String] = [:]
         for (name, value) in pairs {
             if values[name] != nil {
                 throw OAuthError.invalidRequest("The parameter '\(Self.printable(name))' was sent more than once.")
             }
-            if value.utf8.count > Self.maxValueLength {
+            if value.utf8.count > maxValueLength {
                 throw OAuthError.invalidRequest("The parameter '\(Self.printable(name))' is too long.")
             }
             values[name] = value
