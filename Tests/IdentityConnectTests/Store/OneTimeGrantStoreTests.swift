@@ -5,7 +5,7 @@ import Testing
 
 /// One-time grants (the app-to-web `css` value) in every backend (part of the shared store suite).
 extension StoreConformanceTests {
-    @Test("one-time grants: taken exactly once, even by 20 concurrent takers; expired ones are purged", arguments: StoreBackend.allCases)
+    @Test("one-time grants: inserted once, taken exactly once, even by 20 concurrent takers; expired ones are purged", arguments: StoreBackend.allCases)
     func oneTimeGrants(_ backend: StoreBackend) async throws {
         let store = try await backend.open()
         let payload = Data("sealed-payload".utf8)
@@ -28,6 +28,9 @@ extension StoreConformanceTests {
         _ = try await store.purgeExpired(before: Self.now.addingTimeInterval(60))
         #expect(try await store.takeOneTimeGrant(hash: "old") == nil)
         #expect(try await store.takeOneTimeGrant(hash: "young") != nil)
+        // Replay caches: the first insert of a hash wins, later ones report it was there.
+        #expect(try await store.insertOneTimeGrantIfAbsent(hash: "seen", sealed: Data(), expiresAt: Self.now.addingTimeInterval(300)))
+        #expect(try await !store.insertOneTimeGrantIfAbsent(hash: "seen", sealed: Data(), expiresAt: Self.now.addingTimeInterval(300)))
         try await store.close()
     }
 }
