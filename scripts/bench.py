@@ -114,7 +114,8 @@ def run(binaries, workdir, processes, duration, options, large, pool_size):
                                 headers={**basic, **form}, pool=refresh_tokens,
                                 body="grant_type=refresh_token&refresh_token={}"))
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
-    extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries)}
+    extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries),
+              "saml": saml_verification(binaries)}
     if ldap:
         extras["ldap_raw"] = ldap_raw(workdir, ldap["url"], duration)
     extras["peak_rss_mb"] = round(broker.peak_rss_mb(server.pid), 1)
@@ -153,6 +154,12 @@ def prepare(count, make):
 
 def signing(binaries):
     output = subprocess.run([binaries["idconnect"], "bench", "signing", "--seconds", "2"],
+                            capture_output=True, text=True, check=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def saml_verification(binaries):
+    output = subprocess.run([binaries["idconnect"], "bench", "saml", "--seconds", "2"],
                             capture_output=True, text=True, check=True).stdout
     return json.loads(output.strip().splitlines()[-1])
 

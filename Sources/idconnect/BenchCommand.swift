@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import OAuthEngine
+import SAMLConnector
 
 /// `idconnect bench signing`: how many token signatures per second this machine can make with
 /// the broker's own signing code — the ceiling of the token endpoint, printed as JSON so
 /// `scripts/bench.py` can put it beside the measured code-exchange rate.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measurements the benchmark script uses.",
-                                                    subcommands: [Signing.self])
+                                                    subcommands: [Signing.self, SAMLVerification.self])
 
     struct Signing: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Signatures per second for RS256 (RSA-2048) and ES256, on every core.")
@@ -50,6 +51,23 @@ struct BenchCommand: AsyncParsableCommand {
                 return try await group.reduce(0, +)
             }
             return Int(Double(counts) / max(Date().timeIntervalSince(started), 0.001))
+        }
+    }
+
+    struct SAMLVerification: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "saml",
+                                                        abstract: "SAML Responses fully validated per second (RSA-2048 signed assertion).")
+
+        @Option(help: "Seconds to measure for.") var seconds: Double = 2
+        @Option(help: "Threads (default: active processors).") var threads: Int?
+
+        func run() async throws {
+            let workers = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            let single = try SAMLVerificationBenchmark.verificationsPerSecond(workers: 1, seconds: seconds)
+            let all = try SAMLVerificationBenchmark.verificationsPerSecond(workers: workers, seconds: seconds)
+            let json = try JSONSerialization.data(withJSONObject: ["threads": workers, "per_second": all, "one_thread": single],
+                                                  options: [.sortedKeys])
+            print(String(decoding: json, as: UTF8.self))
         }
     }
 }

@@ -13,6 +13,10 @@ def table(results, extras, configuration, options):
     signing = extras["signing"]["signs_per_second"]
     lines.append(f"Signing limit ({extras['signing']['threads']} threads): RS256 (RSA-2048) {signing['RS256']:,}/s, "
                  f"ES256 {signing['ES256']:,}/s")
+    saml = extras.get("saml")
+    if saml:
+        lines.append(f"SAML Responses validated in full (parse, RSA-2048 signature, conditions): {saml['per_second']:,}/s "
+                     f"on {saml['threads']} threads, {saml['one_thread']:,}/s on one")
     lines.append(f"Broker peak RSS: {extras['peak_rss_mb']} MB")
     by_name = {result.name: result for result in results}
     floor = _first(by_name, "static route")

@@ -65,7 +65,7 @@ struct SAMLHostileTests {
         ], clock: clock)
     }
 
-    @Test("tampered NameID and attribute, signatures removed, wrapping, second assertion, DOCTYPE, wrong certificate",
+    @Test("tampered NameID, attribute, Destination and Audience; signatures removed; wrapping; second assertion; comment in NameID; DOCTYPE; 5 MB; wrong certificate",
           .enabled(if: SAMLPeerTests.peersConfigured, Comment(rawValue: SAMLPeerTests.skip)))
     func tampering() async throws {
         let broker = try #require(try await Self.broker())
@@ -111,6 +111,34 @@ struct SAMLHostileTests {
             captured = try await Self.capture(client)
             captured.xml = "<!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>" + captured.xml.replacingOccurrences(of: "<?xml version=\"1.0\"?>", with: "")
             try await Self.expectRefused(client, captured.fields, "DOCTYPE", mentioning: "DOCTYPE")
+
+            // Comment injection: the text the IdP signed is unchanged and c14n drops comments, so both signatures
+            // still verify; a parser that read only the first text node would see "alice@example". Refused.
+            captured = try await Self.capture(client)
+            captured.xml = captured.replacing(Self.nameID, with: "$1alice@example<!---->.org$3")
+            try await Self.expectRefused(client, captured.fields, "comment in NameID", mentioning: "NameID must be plain")
+
+            captured = try await Self.capture(client)
+            captured.xml = captured.xml.replacingOccurrences(of: "Destination=\"http://127.0.0.1:8080/saml/acs\"",
+                                                             with: "Destination=\"http://127.0.0.1:8080/elsewhere\"")
+            try await Self.expectRefused(client, captured.fields, "wrong Destination", mentioning: "Destination")
+
+            captured = try await Self.capture(client)
+            captured.xml = captured.replacing(#"(<(\w+:)?Audience>)[^<]*(</)"#, with: "$1https://other-sp.example.org$3")
+            try await Self.expectRefused(client, captured.fields, "wrong Audience")
+
+            // The assertion's own signature removed under the (now broken) Response signature.
+            captured = try await Self.capture(client)
+            let inner = try #require(captured.first(Self.assertion))
+            captured.xml = captured.xml.replacingOccurrences(of: inner, with: Captured(xml: inner, relayState: "").replacing(Self.signature, with: ""))
+            try await Self.expectRefused(client, captured.fields, "unsigned assertion in a signed Response")
+
+            // 5 MB: over the body limit, answered 413 before any XML work.
+            captured = try await Self.capture(client)
+            let huge = try await SAMLPeerFixture.postToACS(client, [
+                ("SAMLResponse", Data((captured.xml + String(repeating: " ", count: 5 << 20)).utf8).base64EncodedString()),
+                ("RelayState", captured.relayState)])
+            #expect(huge.status == .contentTooLarge)
 
             let foreign = try await SAMLPeerFixture.responseFields(client, authService: "p2-wrongcert")
             try await Self.expectRefused(client, foreign, "wrong certificate", mentioning: "does not verify")
