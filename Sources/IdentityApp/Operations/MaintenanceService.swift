@@ -46,8 +46,7 @@ public struct MaintenanceService: Service {
         let state = engine.state
         let stored = try await engine.store.signingKeys()
         let now = engine.clock.now()
-        let live = Set(stored.filter { $0.removeAfter.map { $0 > now } ?? true }.map(\.kid))
-        guard live != Set(state.keys.verificationKeys.keys) else { return }
+        guard SigningKeyRing.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return }
         let algorithm = JWSAlgorithm(rawValue: state.config.signingAlgorithm.rawValue) ?? .rs256
         let ring = try await SigningKeyRing.load(store: engine.store, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
                                                  retention: BrokerEngine.keyRetention(for: state.config), blocking: BlockingPool())

@@ -79,6 +79,11 @@ public final class SigningKeyRing: Sendable {
         return SigningKeyRing(active: active, published: published)
     }
 
+    /// The kids of the stored keys still published at `now` (retired ones until their removal time).
+    public static func liveKids(_ stored: [StoredSigningKey], at now: Date) -> Set<String> {
+        Set(stored.filter { $0.removeAfter.map { $0 > now } ?? true }.map(\.kid))
+    }
+
     public func sign(_ payload: Data, type: String) throws -> String {
         try CompactJWS.sign(payload: payload, type: type, key: active)
     }

@@ -43,6 +43,8 @@ public final class BrokerEngine: Sendable {
     /// run each time; new keys or configuration start it empty, so a removed key never verifies
     /// from memory.
     let verifiedAccessTokens = BoundedCache<String, AccessTokenClaims>(capacity: 10_000)
+    /// At most one storage read of the signing keys every two seconds for tokens naming an unknown key.
+    let keyReloads = KeyReloadGate(interval: 2)
 
     public init(issuer: String, state: EngineState, store: any BrokerStore,
                 clock: any BrokerClock, logger: Logger, metrics: any BrokerMetricsSink = NoMetrics(),

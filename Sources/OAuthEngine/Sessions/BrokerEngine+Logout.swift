@@ -20,7 +20,7 @@ extension BrokerEngine {
         var hintedSession: String?
         if let hint = parameters["id_token_hint"] {
             // Expired hints are fine; a signature we did not make is not.
-            guard let parts = state.keys.verify(hint, type: nil),
+            guard let parts = await verifyOwnJWS(hint, type: nil, keys: state.keys),
                   let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: parts.payload), claims.iss == issuer else {
                 throw OAuthError.invalidRequest("id_token_hint is not an ID token issued by this server.")
             }

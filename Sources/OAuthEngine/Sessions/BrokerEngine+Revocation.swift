@@ -29,7 +29,7 @@ extension BrokerEngine {
     /// expired or not.
     private func accessTokenIdentity(_ token: String) async throws -> (String, String, Date)? {
         if token.utf8.contains(UInt8(ascii: ".")) {
-            guard let parts = state.keys.verify(token, type: "at+jwt"),
+            guard let parts = await verifyOwnJWS(token, type: "at+jwt", keys: state.keys),
                   let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload) else { return nil }
             return (claims.jti, claims.fid, Date(timeIntervalSince1970: TimeInterval(claims.exp)))
         }

@@ -22,7 +22,7 @@ extension BrokerEngine {
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
         if token.utf8.contains(UInt8(ascii: ".")) {
-            guard let claims = verifiedClaims(token, keys: state.keys) else { throw invalid }
+            guard let claims = await verifiedClaims(token, keys: state.keys) else { throw invalid }
             (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
             expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
@@ -44,9 +44,9 @@ extension BrokerEngine {
     }
 
     /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
-    func verifiedClaims(_ token: String, keys: SigningKeyRing) -> AccessTokenClaims? {
+    func verifiedClaims(_ token: String, keys: SigningKeyRing) async -> AccessTokenClaims? {
         if let claims = verifiedAccessTokens.value(for: token) { return claims }
-        guard let parts = keys.verify(token, type: "at+jwt"), let claims = AccessTokenClaims(payload: parts.payload),
+        guard let parts = await verifyOwnJWS(token, type: "at+jwt", keys: keys), let claims = AccessTokenClaims(payload: parts.payload),
               claims.iss == issuer else { return nil }
         verifiedAccessTokens.store(claims, for: token)
         return claims

@@ -97,6 +97,47 @@ struct OperationsTests {
         }
     }
 
+    @Test("a token signed with a key another instance just made validates at once; unknown kids read storage at most every 2 s")
+    func siblingKeys() async throws {
+        let broker = try await TestBroker.make()
+        let tools = try await OperatorTools.open(configDirectory: broker.configDirectory.path, storage: "sqlite:\(broker.databasePath)",
+                                                 registry: TestBroker.defaultRegistry, environment: ["TEST_APP_SECRET": TestBroker.appSecret],
+                                                 clock: broker.clock, logger: Self.quiet)
+        @Sendable func kid(_ token: String) -> String? {
+            (try? JSONSerialization.jsonObject(with: Data(base64URL: token.split(separator: ".")[0]) ?? Data())).flatMap { ($0 as? [String: Any])?["kid"] as? String }
+        }
+        /// Signs in at a new instance started now, which loads whatever keys storage holds.
+        @Sendable func tokenFromSibling() async throws -> String {
+            try await broker.sibling().withClient { try #require(try await Flows.tokens($0)["access_token"] as? String) }
+        }
+        try await broker.withClient { client in
+            // Another instance made a key that this one has not loaded (no housekeeping run in between).
+            let second = try await tools.rotateSigningKey()
+            #expect(broker.engine.state.keys.verificationKeys[second] == nil)
+            let token = try await tokenFromSibling()
+            #expect(kid(token) == second)
+            #expect(try await Flows.validate(client, token).status == .ok)
+            #expect(broker.engine.state.keys.verificationKeys[second] != nil)
+            #expect(try await Flows.introspect(client, token)["active"] as? Bool == true)
+
+            // A key made within 2 s of that storage read is not looked for again until 2 s have passed.
+            let third = try await tools.rotateSigningKey()
+            let later = try await tokenFromSibling()
+            #expect(kid(later) == third)
+            #expect(try await Flows.validate(client, later).status == .unauthorized)
+            broker.clock.advance(3)
+            #expect(try await Flows.validate(client, later).status == .ok)
+
+            // A made-up kid is refused like any bad signature and changes nothing.
+            let parts = later.split(separator: ".").map(String.init)
+            let forgedHeader = Data(#"{"alg":"RS256","kid":"made-up","typ":"at+jwt"}"#.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            broker.clock.advance(3)
+            #expect(try await Flows.validate(client, [forgedHeader, parts[1], parts[2]].joined(separator: ".")).status == .unauthorized)
+            #expect(broker.engine.state.keys.active.kid == third)
+        }
+    }
+
     @Test("garbage collection removes expired codes, pending authorizations and sessions")
     func garbageCollection() async throws {
         let broker = try await TestBroker.make()

@@ -14,6 +14,8 @@ struct TestBroker {
     let clock: ManualClock
     let engine: BrokerEngine
     let prepared: PreparedBroker
+    /// A sibling leaves the shared directory to the broker that made it.
+    var ownsDirectory = true
 
     static let appKey = "kid_test"
     static let appSecret = "test-app-secret-1234"
@@ -94,8 +96,20 @@ struct TestBroker {
         logger.logLevel = .critical
         let app = Application(router: buildRouter(engine, metrics: prepared.metrics), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
                               logger: logger)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        defer { if ownsDirectory { try? FileManager.default.removeItem(at: directory) } }
         return try await app.test(.live, body)
+    }
+
+    /// A second instance on the same configuration and database, as another `idconnect serve`
+    /// started beside this one.
+    func sibling(environment: [String: String] = [:], registry: ConnectorRegistry = defaultRegistry) async throws -> TestBroker {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let prepared = try await BrokerBootstrap.prepare(
+            options: ServeOptions(configDirectory: configDirectory.path, storage: "sqlite:\(databasePath)"),
+            registry: registry, clock: clock,
+            environment: ["TEST_APP_SECRET": Self.appSecret].merging(environment) { $1 }, logger: logger)
+        return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, ownsDirectory: false)
     }
 
     var databasePath: String { directory.appendingPathComponent("data/broker.sqlite").path }
