@@ -101,10 +101,14 @@ class Instance:
         INSTANCES[name] = self
 
     def start(self):
+        self.launch()
+        self.wait_ready()
+
+    def launch(self):
+        """Starts the process without waiting for it to be ready."""
         self.process = subprocess.Popen(
             [self.binary, "serve", "--config", self.config, "--port", str(self.port), "--issuer", self.issuer,
              "--storage", self.storage], stdout=open(self.log, "a"), stderr=subprocess.STDOUT)
-        self.wait_ready()
 
     def wait_ready(self, seconds=60):
         deadline = time.time() + seconds
