@@ -44,6 +44,7 @@
 #include <xmlsec/transforms.h>
 #include <xmlsec/templates.h>
 #include <xmlsec/errors.h>
+#include <xmlsec/io.h>
 #include <xmlsec/openssl/app.h>
 #include <xmlsec/openssl/crypto.h>
 
@@ -80,10 +81,27 @@ static inline xmlSecTransformId cxmlsec_transform_aes128_cbc(void) { return xmlS
 static inline xmlSecTransformId cxmlsec_transform_aes192_cbc(void) { return xmlSecOpenSSLTransformAes192CbcGetKlass(); }
 static inline xmlSecTransformId cxmlsec_transform_aes256_cbc(void) { return xmlSecOpenSSLTransformAes256CbcGetKlass(); }
 static inline xmlSecTransformId cxmlsec_transform_aes128_gcm(void) { return xmlSecOpenSSLTransformAes128GcmGetKlass(); }
+static inline xmlSecTransformId cxmlsec_transform_aes192_gcm(void) { return xmlSecOpenSSLTransformAes192GcmGetKlass(); }
 static inline xmlSecTransformId cxmlsec_transform_aes256_gcm(void) { return xmlSecOpenSSLTransformAes256GcmGetKlass(); }
 
 /// The transform ids a context may use are a list; appending to it is the allow-list.
 static inline int cxmlsec_allow(xmlSecPtrListPtr list, xmlSecTransformId id) {
+    return xmlSecPtrListAdd(list, (void *)id);
+}
+
+/// Key-data ids (what a KeyInfo may be read as) are macros too.
+static inline xmlSecKeyDataId cxmlsec_keydata_encryptedkey(void) { return xmlSecKeyDataEncryptedKeyId; }
+
+/// Whether a loaded key is RSA, and its size in bits (RSA modulus, EC curve).
+static inline int cxmlsec_key_is_rsa(xmlSecKeyPtr key) {
+    return key != NULL && key->value != NULL && key->value->id == xmlSecOpenSSLKeyDataRsaId;
+}
+static inline unsigned int cxmlsec_key_bits(xmlSecKeyPtr key) {
+    return (key != NULL && key->value != NULL) ? (unsigned int)xmlSecKeyDataGetSize(key->value) : 0;
+}
+
+/// The key-data classes a KeyInfo may be read as are a list as well.
+static inline int cxmlsec_allow_keydata(xmlSecPtrListPtr list, xmlSecKeyDataId id) {
     return xmlSecPtrListAdd(list, (void *)id);
 }
 

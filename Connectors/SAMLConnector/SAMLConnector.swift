@@ -27,7 +27,11 @@ struct SAMLConnector: RedirectConnector, MetadataPublishingConnector, LogoutRedi
         let action: RedirectAction
         switch options.binding {
         case .redirect:
-            action = .redirect(try authnRequest.redirectURL(relayState: request.relayState, signingKey: querySigningKey))
+            // Signing the query is an RSA operation: off the cooperative pool, like the POST binding's.
+            let relayState = request.relayState
+            action = .redirect(try await blocking.run { [querySigningKey] in
+                try authnRequest.redirectURL(relayState: relayState, signingKey: querySigningKey)
+            })
         case .post:
             let value = try await blocking.run { [requestSigningKey] in try authnRequest.postValue(signingKey: requestSigningKey) }
             action = .autoPost(url: options.ssoURL, fields: [.init("SAMLRequest", value), .init("RelayState", request.relayState)])

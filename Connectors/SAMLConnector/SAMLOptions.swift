@@ -52,8 +52,12 @@ struct SAMLOptions: Sendable {
         }
         let reader = ConfigReader(node, problems: problems)
         options.idpCertificates = reader.strings("idpCertificate", required: true) ?? []
-        for (index, pem) in options.idpCertificates.enumerated() where (try? XMLSecurityKey(certificatePEM: pem)) == nil {
-            reader.problem("idpCertificate", "entry \(index + 1) is not a PEM certificate")
+        for (index, pem) in options.idpCertificates.enumerated() {
+            guard let key = try? XMLSecurityKey(certificatePEM: pem) else {
+                reader.problem("idpCertificate", "entry \(index + 1) is not a PEM certificate")
+                continue
+            }
+            if key.isWeakRSA { reader.problem("idpCertificate", "entry \(index + 1) has an RSA key under \(XMLSecurityKey.minimumRSABits) bits") }
         }
         options.logoutURI = reader.url("logoutUri")?.absoluteString
         if let format = reader.string("nameIdFormat") {
@@ -69,8 +73,12 @@ struct SAMLOptions: Sendable {
         options.signRequests = reader.bool("signRequests") ?? false
         options.spPrivateKey = reader.string("spPrivateKey")
         options.spCertificate = reader.string("spCertificate")
-        if let key = options.spPrivateKey, (try? XMLSecurityKey(privateKeyPEM: key)) == nil {
-            reader.problem("spPrivateKey", "is not an unencrypted PEM private key")
+        if let pem = options.spPrivateKey {
+            if let key = try? XMLSecurityKey(privateKeyPEM: pem) {
+                if key.isWeakRSA { reader.problem("spPrivateKey", "is an RSA key under \(XMLSecurityKey.minimumRSABits) bits") }
+            } else {
+                reader.problem("spPrivateKey", "is not an unencrypted PEM private key")
+            }
         }
         if let certificate = options.spCertificate, (try? XMLSecurityKey(certificatePEM: certificate)) == nil {
             reader.problem("spCertificate", "is not a PEM certificate")

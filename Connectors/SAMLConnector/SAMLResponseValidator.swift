@@ -60,16 +60,26 @@ struct SAMLResponseValidator: Sendable {
         if responseSigned && response.attribute("Destination") == nil {
             throw SAMLRejection.invalid("A signed SAML response must name its Destination.")
         }
-        let assertion = try theAssertion(of: response, in: document)
-        let assertionSigned = try verifier.verify(assertion, in: document) == .valid
-        guard responseSigned || assertionSigned else { throw SAMLRejection.invalid("The SAML response is not signed.") }
+        let assertion: xmlNodePtr, assertionSigned: Bool
+        do {
+            assertion = try theAssertion(of: response, in: document)
+            assertionSigned = try verifier.verify(assertion, in: document) == .valid
+            guard responseSigned || assertionSigned else { throw SAMLRejection.invalid("The SAML response is not signed.") }
+        } catch where !responseSigned && !response.children("EncryptedAssertion", XMLNamespace.assertion).isEmpty {
+            // Nothing authenticated the ciphertext yet: telling a padding failure from bad XML or
+            // a missing signature would be a decryption oracle (Jager & Somorovsky), so one answer.
+            throw SAMLRejection.invalid("The encrypted SAML assertion could not be decrypted and verified.")
+        }
         if wantAssertionsSigned && !assertionSigned { throw SAMLRejection.invalid("The SAML assertion is not signed.") }
+        if assertion.containsCommentOrInstruction {
+            throw SAMLRejection.invalid("The SAML assertion contains comments or processing instructions, which no signature covers.")
+        }
         if let responseIssuer = try response.onlyChild("Issuer", XMLNamespace.assertion)?.textOnly,
            let assertionIssuer = try assertion.onlyChild("Issuer", XMLNamespace.assertion)?.textOnly,
            responseIssuer != assertionIssuer {
             throw SAMLRejection.invalid("The SAML response and its assertion name different issuers.")
         }
-        return try read(assertion, in: document, expected)
+        return try read(assertion, in: document, expected, confirmationMustAnswerRequest: !responseSigned)
     }
 
     private func checkStatus(_ response: xmlNodePtr) throws {
@@ -79,10 +89,12 @@ struct SAMLResponseValidator: Sendable {
             throw SAMLRejection.invalid("The SAML response has no status.")
         }
         guard value == "urn:oasis:names:tc:SAML:2.0:status:Success" else {
+            // Only the status codes, as their last URN segment: StatusMessage is free text from a
+            // message nobody has authenticated yet, and is not shown to the user.
             let detail = try code.onlyChild("StatusCode", XMLNamespace.protocol_)?.attribute("Value")
-            let message = try status.onlyChild("StatusMessage", XMLNamespace.protocol_)?.textOnly
-            let reason = [detail?.split(separator: ":").last.map(String.init), message].compactMap { $0 }.joined(separator: ": ")
-            throw SAMLRejection(fromIdP: true, message: "The identity provider did not sign you in\(reason.isEmpty ? "" : " (\(reason.prefix(200)))").")
+            let reason = [value, detail].compactMap { $0?.split(separator: ":").last.map(String.init) }
+                .filter { $0.allSatisfy { $0.isLetter || $0.isNumber } && $0.count <= 64 }.joined(separator: ": ")
+            throw SAMLRejection(fromIdP: true, message: "The identity provider did not sign you in\(reason.isEmpty ? "" : " (\(reason))").")
         }
     }
 
@@ -103,7 +115,11 @@ struct SAMLResponseValidator: Sendable {
 
 extension SAMLResponseValidator {
     /// Subject, conditions, audience and attributes of a verified assertion.
-    fileprivate func read(_ assertion: xmlNodePtr, in document: XMLDocument, _ expected: Expectation) throws -> SAMLAssertion {
+    /// `confirmationMustAnswerRequest`: when only the assertion is signed, the Response's
+    /// InResponseTo is not covered by any signature, so the assertion itself must name the request
+    /// (an IdP-initiated assertion must not be wrapped into a forged answer to someone's request).
+    fileprivate func read(_ assertion: xmlNodePtr, in document: XMLDocument, _ expected: Expectation,
+                          confirmationMustAnswerRequest: Bool) throws -> SAMLAssertion {
         let now = expected.now
         let skew = expected.clockSkew
         guard assertion.attribute("Version") == "2.0", let id = assertion.attribute("ID"), !id.isEmpty else {
@@ -123,7 +139,7 @@ extension SAMLResponseValidator {
             guard let data = try confirmation.onlyChild("SubjectConfirmationData", XMLNamespace.assertion),
                   data.attribute("Recipient") == expected.assertionConsumerURL,
                   let notOnOrAfter = SAMLTime.parse(data.attribute("NotOnOrAfter")), now < notOnOrAfter.addingTimeInterval(skew),
-                  data.attribute("InResponseTo").map({ $0 == expected.requestID }) ?? true,
+                  data.attribute("InResponseTo").map({ $0 == expected.requestID }) ?? !confirmationMustAnswerRequest,
                   SAMLTime.parse(data.attribute("NotBefore")).map({ $0 <= now.addingTimeInterval(skew) }) ?? true else { continue }
             confirmedUntil = notOnOrAfter
         }

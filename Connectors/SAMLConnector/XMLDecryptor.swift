@@ -25,6 +25,7 @@ struct XMLDecryptor: Sendable {
         }
         try Self.checkAlgorithm(of: data, allowed: Self.dataAlgorithms, what: "data encryption")
         try moveSiblingKeysIntoKeyInfo(encryptedAssertion, data: data)
+        try EncryptedAssertionShape.check(encryptedAssertion, keyAlgorithms: Self.keyAlgorithms)
         guard let manager = xmlSecKeysMngrCreate() else { throw XMLSecurityError("could not create a keys manager") }
         defer { xmlSecKeysMngrDestroy(manager) }
         guard xmlSecOpenSSLAppDefaultKeysMngrInit(manager) == 0 else { throw XMLSecurityError("could not set up the keys manager") }
@@ -35,6 +36,7 @@ struct XMLDecryptor: Sendable {
         }
         guard let context = xmlSecEncCtxCreate(manager) else { throw XMLSecurityError("could not create a decryption context") }
         defer { xmlSecEncCtxDestroy(context) }
+        try Self.restrict(context)
         guard xmlSecEncCtxDecrypt(context, data) == 0, context.pointee.result != nil else {
             throw XMLSecurityError("the encrypted assertion could not be decrypted with the SP key")
         }
@@ -46,6 +48,21 @@ struct XMLDecryptor: Sendable {
         return assertions[0]
     }
 
+    /// Belt and braces behind ``EncryptedAssertionShape``: a KeyInfo is read only as an
+    /// EncryptedKey (the SP key itself comes from the keys manager), no RetrievalMethod is
+    /// followed, keys do not nest, and only the AES transforms may decrypt the data.
+    private static func restrict(_ context: xmlSecEncCtxPtr) throws {
+        context.pointee.keyInfoReadCtx.maxRetrievalMethodLevel = 0
+        context.pointee.keyInfoReadCtx.maxEncryptedKeyLevel = 1
+        context.pointee.keyInfoReadCtx.retrievalMethodCtx.enabledUris = xmlSecTransformUriType(xmlSecTransformUriTypeNone)
+        var failed = cxmlsec_allow_keydata(&context.pointee.keyInfoReadCtx.enabledKeyData, cxmlsec_keydata_encryptedkey()) != 0
+        for transform in [cxmlsec_transform_aes128_cbc(), cxmlsec_transform_aes192_cbc(), cxmlsec_transform_aes256_cbc(),
+                          cxmlsec_transform_aes128_gcm(), cxmlsec_transform_aes192_gcm(), cxmlsec_transform_aes256_gcm()] {
+            failed = failed || cxmlsec_allow(&context.pointee.transformCtx.enabledTransforms, transform) != 0
+        }
+        if failed { throw XMLSecurityError("could not restrict the decryption context") }
+    }
+
     private static func checkAlgorithm(of node: xmlNodePtr, allowed: Set<String>, what: String) throws {
         guard let method = try node.onlyChild("EncryptionMethod", XMLNamespace.xmlenc),
               let algorithm = method.attribute("Algorithm"), allowed.contains(algorithm) else {
@@ -54,14 +71,11 @@ struct XMLDecryptor: Sendable {
     }
 
     /// Some IdPs put `EncryptedKey` beside `EncryptedData` rather than in its `KeyInfo`; xmlsec
-    /// looks only in `KeyInfo`. Every key found must use an allowed key-transport algorithm.
+    /// looks only in `KeyInfo`.
     private func moveSiblingKeysIntoKeyInfo(_ encryptedAssertion: xmlNodePtr, data: xmlNodePtr) throws {
         let siblings = encryptedAssertion.children("EncryptedKey", XMLNamespace.xmlenc)
         var keyInfo = try data.onlyChild("KeyInfo", XMLNamespace.dsig)
         let inside = keyInfo?.children("EncryptedKey", XMLNamespace.xmlenc) ?? []
-        for encryptedKey in siblings + inside {
-            try Self.checkAlgorithm(of: encryptedKey, allowed: Self.keyAlgorithms, what: "key transport")
-        }
         guard inside.isEmpty, !siblings.isEmpty else {
             guard !inside.isEmpty else { throw XMLSecurityError("the encrypted assertion carries no EncryptedKey") }
             return

@@ -80,6 +80,19 @@ extension UnsafeMutablePointer where Pointee == xmlNode {
         pointee.type == XML_ELEMENT_NODE && localName == name && namespaceURI == namespace
     }
 
+    /// Whether a comment or processing instruction sits anywhere inside. Canonicalization without
+    /// comments leaves them out of the digest, so they can be added to a signed element unnoticed
+    /// and would split the text nodes a reader sees.
+    var containsCommentOrInstruction: Bool {
+        var child = pointee.children
+        while let node = child {
+            if node.pointee.type == XML_COMMENT_NODE || node.pointee.type == XML_PI_NODE { return true }
+            if node.pointee.type == XML_ELEMENT_NODE && node.containsCommentOrInstruction { return true }
+            child = node.pointee.next
+        }
+        return false
+    }
+
     /// Element children, in document order.
     var elementChildren: [xmlNodePtr] {
         var result: [xmlNodePtr] = []

@@ -15,6 +15,9 @@ enum XMLSecurityLibrary {
         // Defence in depth: even a parse that asked for external entities gets none.
         xmlSetExternalEntityLoader { _, _, _ in nil }
         guard xmlSecInit() == 0 else { return .failure(XMLSecurityError("xmlsec could not be initialised")) }
+        // xmlsec registers file, HTTP and FTP readers for URI references (RetrievalMethod,
+        // CipherReference, external References). Nothing here may ever be fetched: drop them all.
+        xmlSecIOCleanupCallbacks()
         guard cxmlsec_check_version() == 1 else { return .failure(XMLSecurityError("xmlsec library version mismatch")) }
         guard xmlSecOpenSSLAppInit(nil) == 0, xmlSecOpenSSLInit() == 0 else {
             return .failure(XMLSecurityError("xmlsec's OpenSSL backend could not be initialised"))
@@ -56,6 +59,12 @@ final class XMLSecurityKey: @unchecked Sendable {
     }
 
     deinit { xmlSecKeyDestroy(key) }
+
+    /// RSA keys must have at least this many bits (NIST SP 800-131A); EC keys are P-256 or larger by construction.
+    static let minimumRSABits = 2048
+
+    /// Whether this is an RSA key shorter than ``minimumRSABits``.
+    var isWeakRSA: Bool { cxmlsec_key_is_rsa(key) != 0 && Int(cxmlsec_key_bits(key)) < Self.minimumRSABits }
 
     /// A copy owned by the caller (freed by the context it is handed to, or with `xmlSecKeyDestroy`).
     func duplicate() throws -> UnsafeMutablePointer<xmlSecKey> {

@@ -26,21 +26,37 @@ struct XMLSignatureVerifier: Sendable {
         guard let id = element.attribute("ID"), !id.isEmpty else {
             throw XMLSecurityError("the signed \(element.localName) has no ID")
         }
-        for key in keys where try verify(signature, referencing: id, key: key) { return .valid }
+        // With a rollover of mixed key types, a key of the wrong type is a processing error for
+        // xmlsec; that only counts when no configured key verifies.
+        var processedByAnyKey = false
+        for key in keys {
+            switch try verify(signature, referencing: id, key: key) {
+            case .some(true):
+                // The ID the reference resolved to must be this element's own ID attribute.
+                guard let attribute = xmlGetID(document.pointer, id), attribute.pointee.parent == element else {
+                    throw XMLSecurityError("the signature of \(element.localName) resolves to another element")
+                }
+                return .valid
+            case .some(false): processedByAnyKey = true
+            case .none: continue
+            }
+        }
+        guard processedByAnyKey else {
+            throw XMLSecurityError("the signature could not be processed (malformed, or an algorithm or reference that is not allowed)")
+        }
         throw XMLSecurityError("the signature of \(element.localName) does not verify with the configured IdP certificate")
     }
 
-    private func verify(_ signature: xmlNodePtr, referencing id: String, key: XMLSecurityKey) throws -> Bool {
+    /// true: verifies with `key`; false: does not; nil: xmlsec could not process it with this key
+    /// (malformed, a forbidden algorithm or reference, or a key of another type).
+    private func verify(_ signature: xmlNodePtr, referencing id: String, key: XMLSecurityKey) throws -> Bool? {
         guard let context = xmlSecDSigCtxCreate(nil) else { throw XMLSecurityError("could not create a signature context") }
         defer { xmlSecDSigCtxDestroy(context) }
         context.pointee.signKey = try key.duplicate()
         context.pointee.enabledReferenceUris = xmlSecTransformUriType(xmlSecTransformUriTypeSameDocument)
         for transform in referenceTransforms { xmlSecDSigCtxEnableReferenceTransform(context, transform) }
         for transform in signatureTransforms { xmlSecDSigCtxEnableSignatureTransform(context, transform) }
-        guard xmlSecDSigCtxVerify(context, signature) == 0 else {
-            // A processing error: malformed signature, a forbidden algorithm or reference.
-            throw XMLSecurityError("the signature could not be processed (malformed, or an algorithm or reference that is not allowed)")
-        }
+        guard xmlSecDSigCtxVerify(context, signature) == 0 else { return nil }
         guard context.pointee.status == xmlSecDSigStatusSucceeded else { return false }
         let item: UnsafeMutableRawPointer? = withUnsafeMutablePointer(to: &context.pointee.signedInfoReferences) { references in
             xmlSecPtrListGetSize(references) == 1 ? xmlSecPtrListGetItem(references, 0) : nil

@@ -87,6 +87,8 @@ extension BrokerEngine {
         }
         switch result {
         case .rejected(let rejection):
+            // Connector messages name the check that failed, never credentials or assertion content.
+            logger.notice("upstream sign-in refused", metadata: ["authService": "\(client.service.id)", "reason": "\(rejection.message)"])
             throw .redirect(.accessDenied(rejection.message), target)
         case .authenticated(let identity):
             do {

@@ -34,6 +34,11 @@ struct SAMLConfigTests {
         pem.split(separator: "\n").map { String(repeating: " ", count: indent) + $0 }.joined(separator: "\n")
     }
 
+    /// A PEM block indented for a YAML block scalar under a list item of `options`.
+    static func indented(_ pem: String) -> String {
+        pem.split(separator: "\n").map { "                " + $0 }.joined(separator: "\n")
+    }
+
     @Test("bad options are reported per key, all at once; a good one loads")
     func optionProblems() async throws {
         let bad = try await Self.problems("""
@@ -60,6 +65,18 @@ struct SAMLConfigTests {
                   options: { nameIdFormat: persistent }
         """)
         #expect(missing.contains { $0.contains("idpCertificate: is required") }, "\(missing)")
+        let weak = try await Self.problems("""
+                  type: saml-redirect
+                  remoteService: "https://idp.example.org/sso"
+                  options:
+                    idpCertificate:
+                      - |
+        \(Self.indented(TestKeyPair.idp.certificatePEM))
+                      - |
+        \(Self.indented(TestKeyPair.weak.certificatePEM))
+        """)
+        #expect(weak.contains { $0.contains("idpCertificate: entry 2 has an RSA key under 2048 bits") }, "\(weak)")
+        #expect(weak.count == 1, "\(weak)")
         let good = try await Self.problems("""
                   type: saml-redirect
                   remoteService: "https://idp.example.org/sso"

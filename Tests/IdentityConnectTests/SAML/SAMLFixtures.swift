@@ -8,7 +8,7 @@ struct TestKeyPair: Sendable {
     let certificatePEM: String
 
     /// `openssl req -x509` into a temporary directory; one call per pair, cached per test process.
-    static func make(_ name: String) -> TestKeyPair {
+    static func make(_ name: String, key type: [String] = ["-newkey", "rsa:2048"]) -> TestKeyPair {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idc-saml-\(name)-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -16,8 +16,7 @@ struct TestKeyPair: Sendable {
         let certificate = directory.appendingPathComponent("cert.pem").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
-                             "-days", "2", "-subj", "/CN=\(name)"]
+        process.arguments = ["req", "-x509"] + type + ["-nodes", "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=\(name)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try! process.run()
@@ -29,6 +28,10 @@ struct TestKeyPair: Sendable {
     static let idp = make("test-idp")
     static let otherIdP = make("other-idp")
     static let sp = make("test-sp")
+    /// An EC P-256 pair, for rollovers that mix key types.
+    static let ecIdP = make("ec-idp", key: ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"])
+    /// RSA-1024: too short to be accepted in configuration.
+    static let weak = make("weak-idp", key: ["-newkey", "rsa:1024"])
 }
 
 /// Builds SAML Responses the way an IdP does, signed with ``TestKeyPair/idp``, so each test can

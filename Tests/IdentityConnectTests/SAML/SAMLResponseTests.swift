@@ -54,6 +54,38 @@ struct SAMLResponseTests {
         var signedOnly = SAMLResponseBuilder(now: now)
         signedOnly.signResponse = false
         #expect(try validate(try signedOnly.responseXML(), signedOnly, validator: rollover).get().nameID == "alice@example.org")
+        // A rollover that mixes key types: the EC certificate listed first cannot process an RSA signature; the RSA one verifies.
+        let mixed = try SAMLResponseBuilder.validator(certificates: [.ecIdP, .idp])
+        #expect(try validate(try signedOnly.responseXML(), signedOnly, validator: mixed).get().nameID == "alice@example.org")
+        try refused(try signedOnly.responseXML(), signedOnly, validator: try SAMLResponseBuilder.validator(certificates: [.ecIdP, .otherIdP]),
+                    "does not verify")
+    }
+
+    @Test("only the assertion signed: it must name the request itself; the IdP's StatusMessage is not shown; comments anywhere in the assertion refused")
+    func unauthenticatedParts() throws {
+        let builder = SAMLResponseBuilder(now: now)
+        // An assertion answering no request (IdP-initiated), wrapped in a forged unsigned Response naming the victim's request.
+        var unsolicited = builder
+        unsolicited.inResponseTo = nil
+        try refused(try builder.responseXML(assertion: try unsolicited.signedAssertion()), builder, "bearer confirmation")
+        // With the Response signed, the IdP vouches for its InResponseTo and the assertion need not repeat it.
+        var vouched = builder
+        vouched.signResponse = true
+        #expect(try validate(try vouched.responseXML(assertion: try unsolicited.signedAssertion()), vouched).get().nameID == "alice@example.org")
+
+        var failed = builder
+        failed.status = "urn:oasis:names:tc:SAML:2.0:status:Requester"
+        let withMessage = try failed.responseXML().replacingOccurrences(
+            of: "</samlp:Status>", with: "<samlp:StatusMessage>Call +1 555 0100 to unlock your account</samlp:StatusMessage></samlp:Status>")
+        guard case .failure(let rejection) = try validate(withMessage, failed) else { Issue.record("a failed status was accepted"); return }
+        #expect(rejection.fromIdP && rejection.message.contains("Requester") && !rejection.message.contains("555"), "\(rejection.message)")
+
+        // A comment in a group value would drop or split it; the signature does not cover comments.
+        let commented = try builder.responseXML().replacingOccurrences(of: ">admins<", with: "><!-- x -->admins<")
+        try refused(commented, builder, "comments or processing instructions")
+        // A processing instruction is part of the canonical form, so it already breaks the signature.
+        let instruction = try builder.responseXML().replacingOccurrences(of: ">admins<", with: "><?pi x?>admins<")
+        try refused(instruction, builder, "does not verify")
     }
 
     @Test("tampering: NameID, attribute, signature removed, wrong certificate, SHA-1 unless allowed")
@@ -110,7 +142,7 @@ struct SAMLResponseTests {
         longer.nameID = "alice@example.org.evil.com"
         let commented = try longer.responseXML().replacingOccurrences(of: "alice@example.org.evil.com",
                                                                      with: "alice@example.org<!---->.evil.com")
-        try refused(commented, longer, "NameID must be plain")
+        try refused(commented, longer, "comments or processing instructions")
     }
 
     @Test("conditions: audience, expiry, not yet valid, skew, InResponseTo, unsolicited, Destination, Recipient, status")
