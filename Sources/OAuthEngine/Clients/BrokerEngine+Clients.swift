@@ -42,8 +42,14 @@ extension BrokerEngine {
         var matched = false
         for candidate in presented where candidate.utf8.count <= 256
             && Secrets.constantTimeEquals(Secrets.hash(candidate), instance.secretHash) { matched = true }
-        guard matched || presented.isEmpty else { throw OAuthError.invalidClient("Client authentication failed.") }
-        return AuthenticatedClient(client: client, authenticated: matched)
+        // An instance was given a secret at registration (token_endpoint_auth_method
+        // client_secret_basic) and must always present it (SPEC §3): PKCE alone would let a stolen
+        // refresh token or code be used without the instance's credentials.
+        guard matched else {
+            throw OAuthError.invalidClient(presented.isEmpty ? "This app instance must authenticate with its client secret."
+                                                             : "Client authentication failed.")
+        }
+        return AuthenticatedClient(client: client, authenticated: true)
     }
 
     /// Refuses grant types the instance's software statement did not give it.

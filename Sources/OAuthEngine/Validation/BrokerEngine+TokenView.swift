@@ -50,7 +50,11 @@ extension BrokerEngine {
     /// Verifies a token and brings its upstream token up to date (SPEC §4), for validate,
     /// introspection and the data-link gateway. A session the source ended is `invalid_token`.
     public func verifyAndRefresh(_ token: String) async throws -> (VerifiedAccessToken, UpstreamToken?) {
-        let verified = try await verifyAccessToken(token)
+        try await refreshingUpstream(try await verifyAccessToken(token))
+    }
+
+    /// The upstream token of a verified access token's session, refreshed first when its TTL ran out.
+    func refreshingUpstream(_ verified: VerifiedAccessToken) async throws -> (VerifiedAccessToken, UpstreamToken?) {
         let session: LoginSession
         do {
             session = try await ensureFreshUpstream(verified.session, authService: verified.client.authService)
@@ -72,7 +76,9 @@ extension BrokerEngine {
     /// `GET /oauth/validate` (SPEC §3.5). With `validateAuth: required` the caller must also
     /// authenticate as the token's environment (Basic `appKey:appSecret`).
     public func validate(accessToken: String, basic: BasicCredentials?) async throws -> TokenView {
-        let (verified, upstream) = try await verifyAndRefresh(accessToken)
+        // The caller is checked before any upstream refresh, so an unauthenticated caller cannot
+        // make the broker call the identity source.
+        let verified = try await verifyAccessToken(accessToken)
         if verified.client.environment.validateAuth == .required || basic != nil {
             guard let basic else {
                 throw OAuthError.invalidClient("This environment requires client authentication to validate tokens.")
@@ -82,6 +88,7 @@ extension BrokerEngine {
                 throw OAuthError.invalidClient("The token belongs to another environment.")
             }
         }
-        return tokenView(verified, upstream: upstream)
+        let (fresh, upstream) = try await refreshingUpstream(verified)
+        return tokenView(fresh, upstream: upstream)
     }
 }

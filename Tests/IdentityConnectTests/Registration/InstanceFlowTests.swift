@@ -22,6 +22,17 @@ struct InstanceFlowTests {
             #expect(tokens["id_token"] is String)
             #expect(tokens["scope"] as? String == "openid native")
 
+            // An instance always authenticates with its own secret: PKCE or a refresh token alone is not enough.
+            let withoutSecret = try await Flows.refresh(client, refresh, clientId: instance.clientId)
+            #expect(withoutSecret.status == .unauthorized && withoutSecret.json["error"] as? String == "invalid_client")
+            let second = try await InstanceFlows.browserSignIn(client, clientId: instance.clientId, scope: "openid")
+            let secondLocation = try #require(second.location)
+            let anotherCode = try #require(queryItems(secondLocation)["code"])
+            let exchangeWithoutSecret = try await client.postForm("/oauth/token", [
+                ("grant_type", "authorization_code"), ("code", anotherCode), ("redirect_uri", TestBroker.nativeRedirect),
+                ("client_id", instance.clientId), ("code_verifier", Flows.verifier)])
+            #expect(exchangeWithoutSecret.status == .unauthorized && exchangeWithoutSecret.json["error"] as? String == "invalid_client")
+
             // The first sign-in bound the instance to alice's session.
             let stored = try #require(try await broker.engine.store.registeredClient(id: instance.clientId))
             #expect(stored.boundSubject != nil)
