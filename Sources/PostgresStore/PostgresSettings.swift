@@ -8,8 +8,10 @@ import PostgresNIO
 /// - `statement_timeout` — seconds a statement may run before the server cancels it (default 5);
 ///   also bounds how long a request waits for a free connection;
 /// - `connect_timeout` — seconds to establish a connection (default 5);
-/// - `sslmode` — `disable`, `prefer` (default) or `require` (`verify-full` is an alias of `require`,
-///   which checks the server certificate against the system trust store).
+/// - `sslmode` — `disable`; `prefer` (default: TLS when the server offers it, certificate not
+///   checked — as libpq's `prefer`, so a stock server with a self-signed certificate works);
+///   `require` (TLS, and the server certificate is checked against the system trust store and the
+///   host name — stricter than libpq's `require`); `verify-full` is an alias of `require`.
 public struct PostgresSettings: Sendable, Equatable {
     public var host: String
     public var port: Int
@@ -80,11 +82,18 @@ public struct PostgresSettings: Sendable, Equatable {
         return copy
     }
 
+    /// `prefer`: encrypted, but any certificate is accepted (opportunistic, like libpq).
+    static var unverifiedTLS: TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .none
+        return configuration
+    }
+
     /// The pool's configuration: size, timeouts, and the server-side statement timeout.
     var clientConfiguration: PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch sslMode {
         case .disable: .disable
-        case .prefer: .prefer(.makeClientConfiguration())
+        case .prefer: .prefer(Self.unverifiedTLS)
         case .require: .require(.makeClientConfiguration())
         }
         var configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password,
@@ -100,7 +109,7 @@ public struct PostgresSettings: Sendable, Equatable {
     func connectionConfiguration() throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS = switch sslMode {
         case .disable: .disable
-        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .prefer: .prefer(try NIOSSLContext(configuration: Self.unverifiedTLS))
         case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }
         var configuration = PostgresConnection.Configuration(host: host, port: port, username: username, password: password,

@@ -149,9 +149,16 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `body` in one transaction (committed when it returns, rolled back when it throws).
+    /// postgres-nio wraps whatever goes wrong in a `PostgresTransactionError`; the error inside is
+    /// thrown instead, so a deadlock or serialization failure in the body or at COMMIT is retried
+    /// by ``run(_:)``, a dropped connection becomes 503, and the body's own errors reach the caller.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await run { [client, logger] in
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            do {
+                return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            } catch let wrapped as PostgresTransactionError {
+                throw wrapped.closureError ?? wrapped.commitError ?? wrapped.beginError ?? wrapped
+            }
         }
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 import IdentityCore
 import IdentityStore
-import PostgresStore
+import PostgresNIO
+@testable import PostgresStore
+import Synchronization
 import Testing
 
 /// What only the PostgreSQL backend has: URL settings, start-up errors, concurrent migrations,
@@ -122,6 +124,49 @@ struct PostgresStoreTests {
         #expect(try await first.acquireRefreshLease(sessionId: "s1", holder: "next", until: now.addingTimeInterval(45), now: now))
         try await first.close()
         try await second.close()
+    }
+
+    @Test("a serialization failure or deadlock inside a transaction is retried; the body's own errors come through unwrapped",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func transactionRetries() async throws {
+        let store = try await PostgresStore.open(url: PostgresTestDatabase.create())
+        for state in ["40001", "40P01"] {
+            let attempts = Atomic(0)
+            // The server itself raises the error in the first attempt, as it would for a real conflict.
+            let result = try await store.transaction { connection in
+                let attempt = attempts.add(1, ordering: .relaxed).newValue
+                if attempt == 1 {
+                    try await connection.query(PostgresQuery(unsafeSQL: "DO $$ BEGIN RAISE EXCEPTION 'conflict' USING ERRCODE = '\(state)'; END $$"),
+                                               logger: Logger(label: "test"))
+                }
+                return attempt
+            }
+            #expect(result == 2, "\(state)")
+        }
+        struct Refusal: Error {}
+        await #expect(throws: Refusal.self) { try await store.transaction { _ in throw Refusal() } }
+        try await store.close()
+    }
+
+    @Test("sslmode=prefer uses TLS with the server's self-signed certificate; require refuses that certificate",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
+    func tlsModes() async throws {
+        let url = try await PostgresTestDatabase.create()
+        let database = String(try #require(URLComponents(string: url)).path.dropFirst())
+        let preferred = try await PostgresStore.open(url: url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=prefer"))
+        try await preferred.insertSession(StoreConformanceTests.session("over-tls"))
+        let encrypted = try await PostgresTestDatabase.execute("""
+            SELECT count(*)::int FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE s.ssl AND a.datname = '\(database)'
+            """, database: url)
+        #expect(try encrypted.first?.decode(Int.self) ?? 0 > 0)
+        try await preferred.close()
+        do {
+            let strict = try await PostgresStore.open(url: url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=require&connect_timeout=3"))
+            try await strict.close()
+            Issue.record("sslmode=require accepted a self-signed certificate")
+        } catch {
+            #expect(!"\(error)".contains(try #require(URLComponents(string: url)?.password)))
+        }
     }
 
     @Test("sealed values page through every kind and replace only unchanged ciphertext",
