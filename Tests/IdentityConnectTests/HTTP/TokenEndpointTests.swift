@@ -72,10 +72,18 @@ struct TokenEndpointTests {
         try await broker.withClient { client in
             let location = try await Flows.automatedLogin(client)
             let code = try #require(queryItems(location)["code"])
-            #expect(try await Flows.exchange(client, code: code).status == .ok)
+            let first = try await Flows.exchange(client, code: code)
+            #expect(first.status == .ok)
+            let access = try #require(first.json["access_token"] as? String)
+            let refresh = try #require(first.json["refresh_token"] as? String)
+            #expect(try await Flows.validate(client, access).status == .ok)
             let replay = try await Flows.exchange(client, code: code)
             #expect(replay.status == .badRequest)
             #expect(replay.json["error"] as? String == "invalid_grant")
+            // The replay revokes what the code issued (RFC 6749 §4.1.2): the stolen code's tokens die.
+            #expect(try await Flows.validate(client, access).status == .unauthorized)
+            #expect(try await Flows.introspect(client, access)["active"] as? Bool == false)
+            #expect(try await Flows.refresh(client, refresh).status == .badRequest)
         }
     }
 
