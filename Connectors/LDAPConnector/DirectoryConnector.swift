@@ -53,13 +53,14 @@ final class DirectoryConnector: PasswordConnector, RefreshingConnector {
             return .ended(reason: "The directory sign-in cannot be re-checked; sign in again.")
         }
         do {
+            let filter = recheckFilter(username: upstream.extra["username"] ?? userId)
             let found = try await withService { [self] handle -> Verdict? in
-                guard let entry = try findUsers(handle, base: dn, scope: .base, filter: "(objectClass=*)").first else { return nil }
+                guard let entry = try findUsers(handle, base: dn, scope: .base, filter: filter).first else { return nil }
                 let groups = try groupNames(handle, entry: entry, username: entry.first(options.userIdAttribute) ?? userId)
                 return .found(entry, groups: groups)
             }
             guard case .found(let entry, let groups) = found else {
-                return .ended(reason: "The account no longer exists in the directory.")
+                return .ended(reason: "The account no longer exists in the directory or no longer matches its userFilter.")
             }
             if options.kind == .activeDirectory && ActiveDirectory.isDisabled(entry) {
                 return .ended(reason: "The account has been disabled in the directory.")
@@ -68,6 +69,18 @@ final class DirectoryConnector: PasswordConnector, RefreshingConnector {
             return .refreshed(identity.upstream ?? upstream, attributes: identity.attributes)
         } catch {
             throw failure(error)
+        }
+    }
+
+    /// The re-check reads the stored DN with the sign-in's own conditions, so an account that a
+    /// site disables through `userFilter` (e.g. `(!(nsAccountLock=TRUE))`) ends its sessions too.
+    func recheckFilter(username: String) -> String {
+        switch options.kind {
+        case .activeDirectory:
+            return "(&(objectClass=user)\(options.userFilter))"
+        case .ldap:
+            guard !options.userFilter.isEmpty else { return "(objectClass=*)" }
+            return LDAPEscaping.fill(options.userFilter, ["username": LDAPEscaping.filterValue(username)])
         }
     }
 
@@ -140,7 +153,7 @@ final class DirectoryConnector: PasswordConnector, RefreshingConnector {
         }
         attributes["groups"] = .array(groups.map { .string($0) })
         let expiry = options.service == nil ? nil : clock.now().addingTimeInterval(TimeInterval(options.recheckInterval))
-        let upstream = UpstreamToken(token: entry.dn, expiresAt: expiry, extra: ["dn": entry.dn])
+        let upstream = UpstreamToken(token: entry.dn, expiresAt: expiry, extra: ["dn": entry.dn, "username": username])
         return ConnectorIdentity(userId: entry.first(options.userIdAttribute) ?? username, attributes: attributes, upstream: upstream)
     }
 

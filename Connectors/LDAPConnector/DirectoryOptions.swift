@@ -113,6 +113,11 @@ struct DirectoryOptions: Sendable {
             }
             if bindDnTemplate == nil && !userFilter.contains("{username}") { reader.problem("userFilter", "must contain {username}") }
         case .activeDirectory:
+            // AD finds the account by the name typed; userFilter only adds conditions. A Kinvey
+            // export's `(sAMAccountName={username})` would search for the literal text.
+            if userFilter.contains("{username}") || userFilter.contains("{dn}") {
+                reader.problem("userFilter", "is an extra condition for active-directory and cannot use {username} or {dn}; the account is found by the name typed")
+            }
             if domain == nil && netbiosDomain == nil {
                 reader.problem("domain", "active-directory needs domain (UPN suffix) or netbiosDomain to bind bare usernames")
             }

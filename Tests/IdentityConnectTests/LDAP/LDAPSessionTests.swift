@@ -41,6 +41,39 @@ struct LDAPSessionTests {
         }
     }
 
+    @Test("an account that stops matching userFilter (locked by the site's own condition) ends the session at the next re-check")
+    func filteredOutAccountEndsSession() async throws {
+        let clock = ManualClock(Date())
+        let broker = try await LDAPPeer.broker(LDAPPeer.files(recheck: 60), clock: clock)
+        let uid = "lock-\(UUID().uuidString.prefix(8).lowercased())"
+        let dn = "uid=\(uid),ou=people,\(LDAPPeer.base)"
+        try LDAPPeer.admin("ldapadd", input: """
+            dn: \(dn)
+            objectClass: inetOrgPerson
+            uid: \(uid)
+            cn: Lockable
+            sn: Lockable
+            userPassword: lockpw
+            """)
+        defer { try? LDAPPeer.admin("ldapdelete", [dn]) }
+        try await broker.withClient { client in
+            let signIn = try await LDAPPeer.passwordGrant(client, uid, "lockpw", service: "filtered")
+            #expect(signIn.status == .ok)
+            let access = try #require(signIn.json["access_token"] as? String)
+            clock.advance(61)
+            #expect(try await Flows.validate(client, access).status == .ok)   // still matches: the re-check keeps it
+            try LDAPPeer.admin("ldapmodify", input: """
+                dn: \(dn)
+                changetype: modify
+                add: description
+                description: locked
+                """)
+            clock.advance(61)
+            #expect(try await Flows.validate(client, access).status == .unauthorized)
+            #expect(try await LDAPPeer.passwordGrant(client, uid, "lockpw", service: "filtered").status == .badRequest)
+        }
+    }
+
     @Test("slapd stopped mid-session: temporarily_unavailable and the session is kept; back up, it works again")
     func outageKeepsSession() async throws {
         let directory = "/tmp/idconnect-peers/ldap-outage"

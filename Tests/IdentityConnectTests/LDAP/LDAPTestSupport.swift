@@ -50,6 +50,7 @@ enum LDAPPeer {
             defaultAuthService: search
             authServices:
         \(service("search", url, "baseDn: \"ou=people,\(base)\", groupBaseDn: \"ou=groups,\(base)\""))
+        \(service("filtered", url, "baseDn: \"ou=people,\(base)\", userFilter: \"(&(uid={username})(!(description=locked)))\""))
         \(service("direct", url, auth: false, "bindDnTemplate: \"uid={username},ou=people,\(base)\""))
         \(service("starttls", url, "baseDn: \"\(base)\", startTls: true, caFile: \"\(caFile)\""))
         \(service("ldaps", ldapsURL, "baseDn: \"\(base)\", caFile: \"\(caFile)\""))

@@ -104,5 +104,8 @@ struct LDAPUnitTests {
         #expect(ad.contains { $0.contains("options.domain") })
         let good = try problems("{ type: active-directory, remoteService: \"ldaps://h\", options: { baseDn: \"dc=x\", domain: x.org } }")
         #expect(good.isEmpty, "\(good)")
+        // A Kinvey export's ldap-style filter on an AD service would search for the literal "{username}".
+        let exported = try problems("{ type: active-directory, remoteService: \"ldaps://h\", options: { baseDn: \"dc=x\", domain: x.org, userFilter: \"(sAMAccountName={username})\" } }")
+        #expect(exported.contains { $0.contains("options.userFilter") && $0.contains("extra condition") }, "\(exported)")
     }
 }
