@@ -3,8 +3,11 @@ import IdentityCore
 import Synchronization
 
 /// Slows down password guessing per username and per client address (SPEC §3.7): after
-/// `maxFailures` failures within `window`, at most one attempt per `spacing`. It applies to
-/// every username alike, existing or not, so it tells nothing about which exist.
+/// `maxFailures` failures for one username (or `maxAddressFailures` from one address) within
+/// `window`, at most one attempt per `spacing`. It applies to every username alike, existing or
+/// not, so it tells nothing about which exist. The address limit is higher because many people
+/// can share one address (an office NAT, a reverse proxy): a few typos there must not hold
+/// everyone back, while a guessing run across usernames still is.
 ///
 /// State is kept in memory per broker instance and bounded in size.
 public final class LoginThrottle: Sendable {
@@ -14,13 +17,16 @@ public final class LoginThrottle: Sendable {
     }
 
     public let maxFailures: Int
+    public let maxAddressFailures: Int
     public let window: TimeInterval
     public let spacing: TimeInterval
     private let maxKeys: Int
     private let entries = Mutex<[String: Entry]>([:])
 
-    public init(maxFailures: Int = 5, window: TimeInterval = 300, spacing: TimeInterval = 30, maxKeys: Int = 100_000) {
+    public init(maxFailures: Int = 5, maxAddressFailures: Int = 50, window: TimeInterval = 300, spacing: TimeInterval = 30,
+                maxKeys: Int = 100_000) {
         self.maxFailures = maxFailures
+        self.maxAddressFailures = maxAddressFailures
         self.window = window
         self.spacing = spacing
         self.maxKeys = maxKeys
@@ -38,7 +44,7 @@ public final class LoginThrottle: Sendable {
                 guard var entry = entries[key] else { continue }
                 entry.failures.removeAll { now.timeIntervalSince($0) > window }
                 entries[key] = entry
-                if entry.failures.count >= maxFailures && now.timeIntervalSince(entry.lastAttempt) < spacing { return false }
+                if entry.failures.count >= limit(for: key) && now.timeIntervalSince(entry.lastAttempt) < spacing { return false }
             }
             for key in keys where entries[key] != nil { entries[key]?.lastAttempt = now }
             return true
@@ -52,10 +58,16 @@ public final class LoginThrottle: Sendable {
                 var entry = entries[key] ?? Entry()
                 entry.failures.removeAll { now.timeIntervalSince($0) > window }
                 entry.failures.append(now)
+                // Only the newest `limit` failures matter; a flood must not grow the record.
+                if entry.failures.count > limit(for: key) { entry.failures.removeFirst(entry.failures.count - limit(for: key)) }
                 entry.lastAttempt = now
                 entries[key] = entry
             }
         }
+    }
+
+    private func limit(for key: String) -> Int {
+        key.hasPrefix("addr:") ? maxAddressFailures : maxFailures
     }
 
     /// A successful sign-in clears the username's record (not the address's).

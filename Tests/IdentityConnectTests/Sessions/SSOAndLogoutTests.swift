@@ -126,4 +126,24 @@ struct ThrottleTests {
             #expect(queryItems(location)["error"] == "access_denied")
         }
     }
+
+    @Test("one address: typos of a few people pass; 50 failures across usernames throttle every username from it")
+    func addressThrottling() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            let auth = basicAuth(TestBroker.appKey, TestBroker.appSecret)
+            func attempt(_ user: String, _ password: String) async throws -> TestResponse {
+                try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", user), ("password", password)], headers: auth)
+            }
+            // Ten people behind one NAT each mistype twice: nobody is held back.
+            for index in 0..<10 { for _ in 0..<2 { _ = try await attempt("typo\(index)", "wrong") } }
+            #expect(try await attempt("alice", "alicepw").status == .ok)
+            // A guessing run across usernames from the same address trips the address limit.
+            for index in 0..<30 { _ = try await attempt("guess\(index)", "wrong") }
+            let blocked = try await attempt("bob", "bobpw")
+            #expect(blocked.status == .tooManyRequests)
+            broker.clock.advance(31)
+            #expect(try await attempt("bob", "bobpw").status == .ok)
+        }
+    }
 }
