@@ -10,10 +10,12 @@ import NIOHTTP1
 /// total 15 s by default).
 public struct UpstreamHTTP: Sendable {
     /// One client for every connector: connection pooling across auth services. Never shut down
-    /// (it lives as long as the process).
+    /// (it lives as long as the process). Its read timeout is the largest `options.timeout` a
+    /// connector may configure (300 s): each call's own deadline (``timeout``) is what limits it,
+    /// so a connector configured for 60 s really waits 60 s.
     public static let sharedClient = HTTPClient(
         eventLoopGroupProvider: .singleton,
-        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(15)),
+        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(300)),
                              decompression: .disabled))
 
     public let client: HTTPClient
