@@ -63,15 +63,31 @@ public struct UpstreamHTTP: Sendable {
     }
 
     private func execute(_ request: HTTPClientRequest, what: String) async throws -> Answer {
+        let started = ContinuousClock.now
         let response: HTTPClientResponse
         do {
+            // AsyncHTTPClient's deadline covers the call until the response head arrives.
             response = try await client.execute(request, timeout: timeout)
         } catch {
             throw ConnectorFailure(.unavailable, "The \(what) did not answer.", debug: "\(error)")
         }
+        // The body must arrive within what is left of the same deadline.
+        let remaining = Duration.nanoseconds(timeout.nanoseconds) - (ContinuousClock.now - started)
+        let limit = maxResponseBytes
         do {
-            let buffer = try await response.body.collect(upTo: maxResponseBytes)
+            let buffer: ByteBuffer? = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+                group.addTask { try await response.body.collect(upTo: limit) }
+                group.addTask {
+                    try await Task.sleep(for: max(remaining, .zero))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            guard let buffer else { throw ConnectorFailure(.unavailable, "The \(what) stopped answering.", debug: "body deadline") }
             return Answer(status: Int(response.status.code), headers: response.headers, body: Data(buffer: buffer))
+        } catch let failure as ConnectorFailure {
+            throw failure
         } catch is NIOTooManyBytesError {
             throw ConnectorFailure(.invalidResponse, "The \(what) sent an oversized answer.")
         } catch {

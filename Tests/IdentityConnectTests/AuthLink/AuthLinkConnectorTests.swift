@@ -56,6 +56,10 @@ struct AuthLinkConnectorTests {
                 let response = try await AuthLinkFixture.signIn(client, "slow")
                 #expect(response.status == .serviceUnavailable)
                 #expect(ContinuousClock.now - start < .seconds(4))
+                // A body that stalls after the head counts against the same deadline.
+                let bodyStart = ContinuousClock.now
+                #expect(try await AuthLinkFixture.signIn(client, "slow-body").status == .serviceUnavailable)
+                #expect(ContinuousClock.now - bodyStart < .seconds(4))
                 let temp = try await Flows.automatedLogin(client, clientId: AuthLinkFixture.appKey, username: "unavailable", password: "pw")
                 #expect(queryItems(temp)["error"] == "temporarily_unavailable")
             }

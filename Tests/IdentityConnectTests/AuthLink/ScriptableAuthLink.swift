@@ -55,6 +55,14 @@ enum ScriptableAuthLink {
         case "slow":
             try await Task.sleep(for: .seconds(5))
             return json(200, #"{"authenticated":true,"token":"late"}"#)
+        case "slow-body":
+            // The head arrives at once; the body stalls past the connector's timeout.
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init { writer in
+                try await writer.write(ByteBuffer(string: #"{"authenticated":"#))
+                try await Task.sleep(for: .seconds(5))
+                try await writer.write(ByteBuffer(string: #"true,"token":"late"}"#))
+                try await writer.finish(nil)
+            })
         case "huge": return json(200, #"{"authenticated":true,"token":""# + String(repeating: "x", count: 2 << 20) + #""}"#)
         default: return json(401, "")
         }
