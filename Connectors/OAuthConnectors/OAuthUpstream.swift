@@ -100,7 +100,10 @@ final class OAuthUpstream: Sendable {
         if !options.scopes.isEmpty { grant.append(("scope", options.scopes.joined(separator: " "))) }
         switch try await tokenClient.request(try await tokenEndpoint(), grant: grant) {
         case .refused(let error, _):
-            guard ["invalid_grant", "unauthorized_client", "invalid_client", "access_denied"].contains(error) else {
+            // Only a refusal about the user's grant ends the session. invalid_client and
+            // unauthorized_client are about the broker's own registration at the provider: a
+            // configuration problem to fix, not a reason to sign everybody out (502, session kept).
+            guard ["invalid_grant", "access_denied"].contains(error) else {
                 throw ConnectorFailure(.invalidResponse, "The identity provider refused to refresh the sign-in.", debug: error)
             }
             return .ended(reason: "The identity provider ended the sign-in; sign in again.")

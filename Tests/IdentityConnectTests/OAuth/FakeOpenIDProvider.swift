@@ -61,7 +61,7 @@ enum Mint {
 /// A scriptable OpenID provider on TestHTTPServer: discovery, JWKS, token endpoint (code and
 /// refresh with enforced rotation), userinfo. The tests choose the id_token it hands out.
 final class FakeOpenIDProvider: Sendable {
-    enum RefreshMode: Sendable { case rotate, refuse, down }
+    enum RefreshMode: Sendable { case rotate, refuse, down, badClient }
 
     struct State: Sendable {
         var idToken: String?
@@ -106,6 +106,7 @@ final class FakeOpenIDProvider: Sendable {
                     switch state.refreshMode {
                     case .refuse: return Self.json(["error": "invalid_grant"], status: .badRequest)
                     case .down: return Self.json(["error": "server_error"], status: .serviceUnavailable)
+                    case .badClient: return Self.json(["error": "invalid_client"], status: .unauthorized)
                     case .rotate:
                         // Rotation enforced: only the latest refresh token works.
                         guard form["refresh_token"] == "upstream-refresh-\(state.issued)" else { return Self.json(["error": "invalid_grant"], status: .badRequest) }

@@ -171,7 +171,7 @@ struct OAuthFlowTests {
         }
     }
 
-    @Test("upstream refresh: rotated refresh tokens used, an outage keeps the session (503), a refusal ends it")
+    @Test("upstream refresh: rotated refresh tokens used, an outage keeps the session (503), so does a client-credential problem (502), a refusal ends it")
     func refresh() async throws {
         let provider = FakeOpenIDProvider()
         try await TestHTTPServer.with(provider.router()) { base in
@@ -207,6 +207,13 @@ struct OAuthFlowTests {
                 #expect(try await upstream().status == 503)
                 provider.update { $0.refreshMode = .rotate }
                 #expect(try await upstream().token == "upstream-access-4")
+
+                // The provider no longer accepts the broker's client credentials: 502, and nobody is signed out.
+                provider.update { $0.refreshMode = .badClient }
+                broker.clock.advance(40)
+                #expect(try await upstream().status == 502)
+                provider.update { $0.refreshMode = .rotate }
+                #expect(try await upstream().token == "upstream-access-5")
 
                 provider.update { $0.refreshMode = .refuse }
                 broker.clock.advance(40)
