@@ -13,12 +13,16 @@ import Glibc
 public final class LDAPConnectionPool: @unchecked Sendable {
     public let server: LDAPServer
     private let blocking: any BlockingWorkRunner
+    /// Calls in flight on the blocking runner: twice the idle connections kept (`poolSize`).
+    /// A directory that hangs holds at most this many threads until its timeouts fire.
+    public let inFlight: ConcurrencyLimit
     private let lock = NSLock()
     private var idle: [LDAPHandle] = []
 
     public init(server: LDAPServer, blocking: any BlockingWorkRunner) {
         self.server = server
         self.blocking = blocking
+        self.inFlight = ConcurrencyLimit(server.maxIdle * 2)
         Self.ignoreSIGPIPE
     }
 
@@ -35,7 +39,7 @@ public final class LDAPConnectionPool: @unchecked Sendable {
     /// - Throws: ``LDAPError`` from libldap (``LDAPError/isConnectionProblem`` when the directory
     ///   is down or slow), or whatever `body` throws.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (LDAPHandle) throws -> T) async throws -> T {
-        try await blocking.run { [self] in
+        try await inFlight.run { try await blocking.run { [self] in
             if let pooled = checkout() {
                 do {
                     return try use(pooled, body)
@@ -44,7 +48,7 @@ public final class LDAPConnectionPool: @unchecked Sendable {
                 }
             }
             return try use(try LDAPHandle(server), body)
-        }
+        } }
     }
 
     /// Drops every idle connection (after a configuration reload or in tests).

@@ -21,7 +21,7 @@ public struct LDAPConnectorFactory: ConnectorFactory {
     public func makeConnector(_ settings: ProviderSettings, context: ConnectorContext) throws -> any Connector {
         let kind: DirectoryOptions.Kind = settings.type == "active-directory" ? .activeDirectory : .ldap
         let options = try DirectoryOptions.read(settings, kind: kind)
-        return DirectoryConnector(options: options, blocking: context.blocking, clock: context.clock,
+        return DirectoryConnector(options: options, blocking: context.networkBlocking, clock: context.clock,
                                   logger: context.logger)
     }
 }

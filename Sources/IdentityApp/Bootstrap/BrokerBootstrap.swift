@@ -48,7 +48,8 @@ public enum BrokerBootstrap {
                                clock: any BrokerClock, logger: Logger) throws -> ClientDirectory {
         try ClientDirectory.build(config: config, registry: registry) { service in
             ConnectorContext(issuer: issuer, authServiceId: service.id, clock: clock,
-                             logger: logger.with("authService", service.id), blocking: BlockingPool())
+                             logger: logger.with("authService", service.id), blocking: BlockingPool(),
+                             networkBlocking: BlockingPool.network)
         }
     }
 

@@ -10,11 +10,17 @@ public struct ConnectorContext: Sendable {
     public var clock: any BrokerClock
     public var logger: Logger
     public var blocking: any BlockingWorkRunner
+    /// For calls that block waiting on the network (libldap): a separate, larger pool, so an
+    /// identity source that stops answering never holds the threads CPU work (password hashing,
+    /// XML signatures) needs. Defaults to `blocking`.
+    public var networkBlocking: any BlockingWorkRunner
     /// Shared resources the application hands to connectors (HTTP client, ...), looked up by type.
     public var resources: ConnectorResources
 
     public init(issuer: String, authServiceId: String, clock: any BrokerClock, logger: Logger,
-                blocking: any BlockingWorkRunner, resources: ConnectorResources = .init()) {
+                blocking: any BlockingWorkRunner, networkBlocking: (any BlockingWorkRunner)? = nil,
+                resources: ConnectorResources = .init()) {
+        self.networkBlocking = networkBlocking ?? blocking
         self.issuer = issuer
         self.authServiceId = authServiceId
         self.clock = clock
