@@ -124,6 +124,9 @@ struct AuthorizeController {
         do {
             authorization = try await AuthorizationRequest.parse(parameters) { try await engine.resolveClient($0, state: state) }
         } catch {
+            // On this JSON API an unknown client is the usual 401 with `WWW-Authenticate: Basic`
+            // (SPEC §3); the browser flow keeps 400 so that no Basic prompt ever appears.
+            if error.error.code == .invalidClient { throw OAuthError.invalidClient(error.error.errorDescription) }
             throw error.error
         }
         guard authorization.client.authService.connector is any PasswordConnector else {
