@@ -26,6 +26,8 @@ actor OIDCProvider {
 
     private var metadata: (value: Metadata, fetchedAt: Date)?
     private var keys: (value: JSONWebKeySet, fetchedAt: Date)?
+    /// When the JWKS was last asked for, whether or not that worked: the rate limit counts attempts.
+    private var lastKeysAttempt: Date?
     private var inflightKeys: Task<JSONWebKeySet, any Error>?
 
     init(issuer: String, http: UpstreamHTTP, clock: any BrokerClock, minimumRefetchInterval: TimeInterval = 30) {
@@ -67,22 +69,32 @@ actor OIDCProvider {
     }
 
     /// Signing keys able to check a token with `kid`: the cached set, or a fresh one when the
-    /// cache is old or lacks `kid` (rate-limited).
+    /// cache is old or lacks `kid`. Fetches are attempts-limited (failed ones count too, so forged
+    /// `kid`s cannot hammer a provider that is erroring), and when a fetch fails the cached set is
+    /// still used for the `kid`s it holds: an hour-old key set stays good while the provider's
+    /// JWKS endpoint is briefly down.
     func keys(for kid: String?) async throws -> JSONWebKeySet {
         let now = clock.now()
-        if let keys {
-            let age = now.timeIntervalSince(keys.fetchedAt)
-            let known = kid.map { keys.value.contains(kid: $0) } ?? true
-            if age < keysMaxAge && known { return keys.value }
-            if age < minimumRefetchInterval { return keys.value }
+        let cached = keys?.value
+        let known = cached.map { set in kid.map { set.contains(kid: $0) } ?? true } ?? false
+        if let keys, known, now.timeIntervalSince(keys.fetchedAt) < keysMaxAge { return keys.value }
+        if inflightKeys == nil, let lastKeysAttempt, now.timeIntervalSince(lastKeysAttempt) < minimumRefetchInterval {
+            if let cached { return cached }
+            throw ConnectorFailure(.unavailable, "The identity provider's signing keys could not be read; try again shortly.")
         }
-        if let inflightKeys { return try await inflightKeys.value }
-        let task = Task { try await self.fetchKeys() }
-        inflightKeys = task
-        defer { inflightKeys = nil }
-        let fetched = try await task.value
-        keys = (fetched, clock.now())
-        return fetched
+        do {
+            if let inflightKeys { return try await inflightKeys.value }
+            lastKeysAttempt = now
+            let task = Task { try await self.fetchKeys() }
+            inflightKeys = task
+            defer { inflightKeys = nil }
+            let fetched = try await task.value
+            keys = (fetched, clock.now())
+            return fetched
+        } catch {
+            if let cached, known { return cached }
+            throw error
+        }
     }
 
     private func fetchKeys() async throws -> JSONWebKeySet {

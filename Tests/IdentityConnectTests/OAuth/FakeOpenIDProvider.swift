@@ -68,6 +68,8 @@ final class FakeOpenIDProvider: Sendable {
         var jwks: [[String: String]] = [UpstreamTestKeys.jwk(UpstreamTestKeys.rsa, kid: "k1"), UpstreamTestKeys.jwk(UpstreamTestKeys.p256, kid: "e1")]
         var tokenStatus = 200
         var refreshMode = RefreshMode.rotate
+        /// The JWKS endpoint answers 503.
+        var jwksDown = false
         var issued = 1
         var extraTokenFields: [String: String] = [:]
         var discoveryIssuer: String?
@@ -89,6 +91,7 @@ final class FakeOpenIDProvider: Sendable {
         }
         router.get("jwks") { request, _ in
             self.log.record(request, body: Data())
+            if self.state.withLock({ $0.jwksDown }) { return Self.json(["error": "down"], status: .serviceUnavailable) }
             return Self.json(["keys": self.state.withLock { $0.jwks }])
         }
         router.get("userinfo") { request, _ in

@@ -91,7 +91,7 @@ struct HostileIDTokenTests {
         }
     }
 
-    @Test("a new kid after key rotation fetches the JWKS again; forged kids cannot force fetches faster than once per 30 s")
+    @Test("a new kid after key rotation fetches the JWKS again; forged kids cannot force fetches faster than once per 30 s, even while the JWKS fails; cached keys outlive a JWKS outage")
     func keyRotation() async throws {
         let provider = FakeOpenIDProvider()
         try await TestHTTPServer.with(provider.router()) { base in
@@ -122,6 +122,17 @@ struct HostileIDTokenTests {
                 #expect(provider.log.count(path: "/jwks") == 3)
                 // Discovery was read once for all of this.
                 #expect(provider.log.count(path: "/.well-known/openid-configuration") == 1)
+
+                // The JWKS endpoint goes down: the cached keys, over an hour old, still sign in k2 tokens,
+                // and failed fetches count against the rate limit just as successful ones.
+                provider.update { $0.jwksDown = true }
+                broker.clock.advance(3_700)
+                #expect(queryItems(try await signIn(UpstreamTestKeys.rotated, kid: "k2"))["code"] != nil)
+                #expect(provider.log.count(path: "/jwks") == 4)
+                for _ in 0..<3 {
+                    #expect(queryItems(try await signIn(UpstreamTestKeys.rotated, kid: "forged"))["code"] == nil)
+                }
+                #expect(provider.log.count(path: "/jwks") == 4)
             }
         }
     }
