@@ -102,13 +102,18 @@ struct SSOAndLogoutTests {
 
 @Suite("Login throttling (SPEC §3.7)")
 struct ThrottleTests {
+    /// One password-grant attempt for the default test client.
+    static func passwordGrant(_ client: any TestClientProtocol, _ user: String, _ password: String) async throws -> TestResponse {
+        try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", user), ("password", password)],
+                                  headers: basicAuth(TestBroker.appKey, TestBroker.appSecret))
+    }
+
     @Test("after 5 failures in 5 minutes one attempt per 30 s: 429 on the API, then it lifts")
     func throttling() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
-            let auth = basicAuth(TestBroker.appKey, TestBroker.appSecret)
             func attempt(_ user: String, _ password: String) async throws -> TestResponse {
-                try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", user), ("password", password)], headers: auth)
+                try await Self.passwordGrant(client, user, password)
             }
             for _ in 0..<5 { #expect(try await attempt("bob", "wrong").status == .badRequest) }
             let throttled = try await attempt("bob", "bobpw")
@@ -131,9 +136,8 @@ struct ThrottleTests {
     func addressThrottling() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
-            let auth = basicAuth(TestBroker.appKey, TestBroker.appSecret)
             func attempt(_ user: String, _ password: String) async throws -> TestResponse {
-                try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", user), ("password", password)], headers: auth)
+                try await Self.passwordGrant(client, user, password)
             }
             // Ten people behind one NAT each mistype twice: nobody is held back.
             for index in 0..<10 { for _ in 0..<2 { _ = try await attempt("typo\(index)", "wrong") } }
