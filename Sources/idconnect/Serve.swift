@@ -16,6 +16,12 @@ struct Serve: AsyncParsableCommand {
     var storage: String?
 
     func run() async throws {
+        guard let choice = ConcurrencyExecutor.chosen() else {
+            var standardError = FileHandle.standardError
+            print("idconnect: IDCONNECT_EXECUTOR must be nio or swift", to: &standardError)
+            throw ExitCode(2)
+        }
+        let executor = ConcurrencyExecutor.install(choice)
         let logger = bootstrapLogging()
         let options = ServeOptions(configDirectory: configOption.config, host: host, port: port, issuer: issuer, storage: storage)
         let prepared: PreparedBroker
@@ -31,7 +37,7 @@ struct Serve: AsyncParsableCommand {
         }
         logger.info("starting", metadata: [
             "issuer": "\(prepared.settings.issuer)", "listen": "\(prepared.settings.host):\(prepared.settings.port)",
-            "storage": "\(prepared.settings.storage.redacted)",
+            "storage": "\(prepared.settings.storage.redacted)", "executor": "\(executor.rawValue)",
         ])
         try await runBroker(prepared, logger: logger)
     }

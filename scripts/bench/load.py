@@ -19,8 +19,9 @@ class Result:
 
 
 def run_wrk(name, port, duration, connections, threads, method="GET", path="/", body="", headers=None,
-            pool=None, note=""):
-    """Loads http://127.0.0.1:port with a fixed request, or with each value of `pool` once."""
+            pool=None, cycle=False, note=""):
+    """Loads http://127.0.0.1:port with a fixed request, with each value of `pool` once, or (with
+    `cycle`) with the values of `pool` round and round for the whole duration."""
     env = dict(os.environ)
     env.update({
         "BENCH_METHOD": method, "BENCH_PATH": path, "BENCH_BODY": body, "BENCH_THREADS": str(threads),
@@ -34,7 +35,11 @@ def run_wrk(name, port, duration, connections, threads, method="GET", path="/", 
         with open(pool_path, "w") as handle:
             handle.write("\n".join(pool) + "\n")
         clocks = os.path.join(directory, "clock-" + re.sub(r"[^A-Za-z0-9]+", "-", name))
-        env["BENCH_POOL"], env["BENCH_CLOCKS"] = pool_path, clocks
+        env["BENCH_POOL"] = pool_path
+        if cycle:
+            env["BENCH_CYCLE"], clocks = "1", None
+        else:
+            env["BENCH_CLOCKS"] = clocks
         script = os.path.join(HERE, "pool.lua")
     command = ["wrk", f"-t{threads}", f"-c{max(connections, threads)}", f"-d{duration}s", "--latency",
                "-s", script, f"http://127.0.0.1:{port}{path if pool is None else '/'}"]

@@ -1,8 +1,9 @@
 -- Sends each request of a prepared pool once (codes, refresh tokens, temp login ids: all single
--- use), spread over wrk's threads, then stops the thread. Configured through environment
+-- use), spread over wrk's threads, then stops the thread; with BENCH_CYCLE=1 it goes round the
+-- pool again and again until wrk's duration ends (access tokens of many sessions). Configured through environment
 -- variables set by bench.py: BENCH_POOL (file, one value per line), BENCH_METHOD, BENCH_PATH
 -- (with {} for the value, or empty), BENCH_BODY (with {} for the value), BENCH_HEADERS
--- ("Name: value" lines separated by "|").
+-- ("Name: value" lines separated by "|", {} for the value).
 local values = {}
 for line in io.lines(os.getenv("BENCH_POOL")) do values[#values + 1] = line end
 local method = os.getenv("BENCH_METHOD") or "POST"
@@ -37,6 +38,7 @@ end
 -- Thread k of n takes values k, k + n, k + 2n, ...; when its share is used up it stops (the
 -- harmless request it returns then is never measured: the thread's loop ends first).
 local next_index, step, finished
+local cycle = os.getenv("BENCH_CYCLE") == "1"
 function init(args)
   step = tonumber(os.getenv("BENCH_THREADS") or "1")
   next_index = id
@@ -45,6 +47,10 @@ end
 
 function request()
   local value = values[next_index]
+  if value == nil and cycle then
+    next_index = id
+    value = values[next_index]
+  end
   if value == nil then
     if not finished then
       finished = true
@@ -56,5 +62,9 @@ function request()
   next_index = next_index + step
   local path = string.gsub(path_template, "{}", function() return value end)
   local body = string.gsub(body_template, "{}", function() return value end)
-  return wrk.format(method, path, headers, body)
+  local filled = {}
+  for name, template in pairs(headers) do
+    filled[name] = string.gsub(template, "{}", function() return value end)
+  end
+  return wrk.format(method, path, filled, body)
 end
