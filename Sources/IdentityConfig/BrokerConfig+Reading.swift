@@ -84,13 +84,16 @@ struct BrokerConfigReader {
 
     private func readRegistration(_ reader: ConfigReader) -> RegistrationSettings {
         let tokens = reader.strings("initialAccessTokens") ?? []
-        var statements: [String: String] = [:]
+        var statements: [String: SoftwareStatementTrust] = [:]
         if let node = reader.raw("softwareStatements") {
             let softwareReader = ConfigReader(node, problems: problems)
             if case .map(let entries) = node.value {
                 for entry in entries {
                     softwareReader.section(entry.key) { item in
-                        if let jwks = item.string("jwks", required: true) { statements[entry.key] = jwks }
+                        let issuer = item.string("issuer")
+                        if let jwks = item.string("jwks", required: true) {
+                            statements[entry.key] = SoftwareStatementTrust(jwks: jwks, issuer: issuer)
+                        }
                     }
                 }
             }

@@ -83,8 +83,21 @@ public struct Environment: Sendable {
 /// Dynamic registration of mobile app instances (SPEC §3.8).
 public struct RegistrationSettings: Sendable {
     public var initialAccessTokens: [String]
-    /// software_id → JWKS (JSON text) whose keys sign that software's statements.
-    public var softwareStatements: [String: String]
+    /// software_id → whom to trust for that software's statements.
+    public var softwareStatements: [String: SoftwareStatementTrust]
+}
+
+/// The keys (and optionally the issuer) a software's statements must come from.
+public struct SoftwareStatementTrust: Sendable, Equatable {
+    /// JWKS (JSON text) whose keys sign the statements.
+    public var jwks: String
+    /// When set, a statement's `iss` must equal it exactly.
+    public var issuer: String?
+
+    public init(jwks: String, issuer: String? = nil) {
+        self.jwks = jwks
+        self.issuer = issuer
+    }
 }
 
 /// A backend the gateway forwards to (SPEC §5).

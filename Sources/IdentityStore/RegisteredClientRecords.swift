@@ -42,3 +42,16 @@ public struct RegisteredClient: Sendable, Codable, Equatable {
         self.boundAt = boundAt
     }
 }
+
+extension RegisteredClient {
+    /// This stored instance with what an RFC 7592 update may change taken from `update` (device
+    /// type, redirect URIs, the rotated registration access token hash); the binding to a user
+    /// and session stays as stored, so an update racing the first sign-in cannot undo it.
+    public func applyingMetadata(of update: RegisteredClient) -> RegisteredClient {
+        var merged = self
+        merged.deviceType = update.deviceType
+        merged.redirectURIs = update.redirectURIs
+        merged.registrationTokenHash = update.registrationTokenHash
+        return merged
+    }
+}

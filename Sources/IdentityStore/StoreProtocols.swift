@@ -40,6 +40,13 @@ public protocol TokenFamilyStore: Sendable {
     func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                        graceResponse: Data?, at date: Date) async throws -> Bool
     func revokeFamily(id: String, at date: Date) async throws
+    /// Revokes every family of `clientId` (a deleted app instance); returns the sessions they
+    /// were in.
+    func revokeFamilies(clientId: String, at date: Date) async throws -> [String]
+    /// Ends the session (and drops its sealed upstream token) when no unrevoked family is left in
+    /// it, in one statement; returns whether it ended it. After revoking one app's family, so the
+    /// other apps signed in through the same session keep theirs.
+    func endSessionIfUnused(id: String, at date: Date) async throws -> Bool
 }
 
 /// Opaque access tokens and single access-token revocations.
@@ -90,8 +97,10 @@ public protocol RegisteredClientStore: Sendable {
     func registeredClient(id: String) async throws -> RegisteredClient?
     /// Every instance of one environment, oldest first (for `idconnect clients list`).
     func registeredClients(appKey: String) async throws -> [RegisteredClient]
-    /// Replaces the stored instance with the same `clientId`; returns false when it is gone.
-    func updateRegisteredClient(_ client: RegisteredClient) async throws -> Bool
+    /// Stores `client`'s metadata (`RegisteredClient.applyingMetadata(of:)`) onto the instance
+    /// with the same `clientId`, if its registration token hash is still `expectedTokenHash`
+    /// (compare-and-swap: of two updates with one token, one wins). False when gone or changed.
+    func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool
     /// Binds the instance to `subject` and its session. Succeeds when it is unbound or already bound
     /// to the same subject (a re-sign-in moves it to the new session); false otherwise.
     func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool

@@ -76,6 +76,8 @@ enum PostgresMigrations {
             "CREATE TABLE one_time_grants (hash TEXT PRIMARY KEY, data BYTEA NOT NULL, expires_at DOUBLE PRECISION NOT NULL)",
             "CREATE INDEX one_time_grants_expiry ON one_time_grants (expires_at)",
         ]),
+        // Deleting an app instance revokes its families wherever they are.
+        ("v4-families-by-client", ["CREATE INDEX token_families_client ON token_families (client_id)"]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

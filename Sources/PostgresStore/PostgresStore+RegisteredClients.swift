@@ -24,12 +24,21 @@ extension PostgresStore: RegisteredClientStore {
             """).map { try decode(RegisteredClient.self, $0.decode(Data.self)) }
     }
 
-    public func updateRegisteredClient(_ client: RegisteredClient) async throws -> Bool {
-        let data = try encode(client)
-        return try await rows("""
-            UPDATE registered_clients SET data = \(data), bound_subject = \(client.boundSubject)
-            WHERE client_id = \(client.clientId) RETURNING 1
-            """).count == 1
+    /// Read, compare and write under the row lock (`FOR UPDATE`).
+    public func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool {
+        try await transaction { [self] connection in
+            let found = try await connection.query("""
+                SELECT data FROM registered_clients WHERE client_id = \(client.clientId) FOR UPDATE
+                """, logger: self.logger).collect()
+            guard let row = found.first else { return false }
+            let stored = try self.decode(RegisteredClient.self, row.decode(Data.self))
+            guard stored.registrationTokenHash == expectedTokenHash else { return false }
+            let data = try self.encode(stored.applyingMetadata(of: client))
+            try await connection.query("""
+                UPDATE registered_clients SET data = \(data) WHERE client_id = \(client.clientId)
+                """, logger: self.logger)
+            return true
+        }
     }
 
     /// Read, check and write under the row lock (`FOR UPDATE`), so of two concurrent first

@@ -143,6 +143,23 @@ extension PostgresStore: TokenFamilyStore {
         _ = try await rows("UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE id = \(id)")
     }
 
+    public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
+        let sessions = try await rows("""
+            UPDATE token_families SET revoked_at = \(date.pg) WHERE client_id = \(clientId) AND revoked_at IS NULL
+            RETURNING session_id
+            """).map { try $0.decode(String.self) }
+        return Array(Set(sessions)).sorted()
+    }
+
+    public func endSessionIfUnused(id: String, at date: Date) async throws -> Bool {
+        try await rows("""
+            UPDATE sessions SET revoked_at = \(date.pg), upstream = NULL
+            WHERE id = \(id) AND revoked_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = \(id) AND revoked_at IS NULL)
+            RETURNING 1
+            """).count == 1
+    }
+
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \

@@ -26,12 +26,15 @@ extension SQLiteStore: RegisteredClientStore {
         return try rows.map { try decode(RegisteredClient.self, $0) }
     }
 
-    public func updateRegisteredClient(_ client: RegisteredClient) async throws -> Bool {
-        let data = try encode(client)
-        return try await pool.write { db in
-            try db.execute(sql: "UPDATE registered_clients SET data = ?, bound_subject = ? WHERE client_id = ?",
-                           arguments: [data, client.boundSubject, client.clientId])
-            return db.changesCount > 0
+    public func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool {
+        try await pool.write { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?",
+                                               arguments: [client.clientId]) else { return false }
+            let stored = try self.decode(RegisteredClient.self, data)
+            guard stored.registrationTokenHash == expectedTokenHash else { return false }
+            try db.execute(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?",
+                           arguments: [try self.encode(stored.applyingMetadata(of: client)), client.clientId])
+            return true
         }
     }
 

@@ -147,6 +147,28 @@ extension SQLiteStore: TokenFamilyStore {
         }
     }
 
+    public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
+        try await pool.write { db in
+            let sessions = try String.fetchAll(db, sql: """
+                SELECT DISTINCT session_id FROM token_families WHERE client_id = ? AND revoked_at IS NULL
+                """, arguments: [clientId])
+            try db.execute(sql: "UPDATE token_families SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
+                           arguments: [date.sql, clientId])
+            return sessions
+        }
+    }
+
+    public func endSessionIfUnused(id: String, at date: Date) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: """
+                UPDATE sessions SET revoked_at = ?, upstream = NULL
+                WHERE id = ? AND revoked_at IS NULL
+                  AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = ? AND revoked_at IS NULL)
+                """, arguments: [date.sql, id, id])
+            return db.changesCount == 1
+        }
+    }
+
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \

@@ -111,6 +111,10 @@ public final class SQLiteStore: Sendable {
                 CREATE INDEX one_time_grants_expiry ON one_time_grants(expires_at);
                 """)
         }
+        migrator.registerMigration("v6-families-by-client") { db in
+            // Deleting an app instance revokes its families wherever they are.
+            try db.execute(sql: "CREATE INDEX token_families_client ON token_families(client_id)")
+        }
         return migrator
     }
 

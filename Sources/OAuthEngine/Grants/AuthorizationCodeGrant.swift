@@ -20,9 +20,10 @@ extension BrokerEngine {
         case .notFound:
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         case .alreadyUsed(let used, let issuedFamily):
-            try await guarded("revoke replayed code") {
-                if let issuedFamily { try await store.revokeFamily(id: issuedFamily, at: now) }
-                try await store.revokeSession(id: used.sessionId, at: now)
+            if let issuedFamily {
+                try await revokeFamily(issuedFamily, sessionId: used.sessionId, at: now)
+            } else {
+                _ = try await guarded("revoke replayed code") { try await store.endSessionIfUnused(id: used.sessionId, at: now) }
             }
             logger.warning("authorization code replayed; its tokens were revoked", metadata: ["client": "\(client.clientId)"])
             throw OAuthError.invalidGrant("The authorization code was already used.")

@@ -70,7 +70,7 @@ extension BrokerEngine {
     }
 
     private func revokeForReuse(_ family: TokenFamily) async throws {
-        try await guarded("revoke family") { try await store.revokeFamily(id: family.id, at: clock.now()) }
+        try await revokeFamily(family.id, sessionId: family.sessionId, at: clock.now())
         logger.warning("refresh token reuse detected; family revoked", metadata: ["client": "\(family.clientId)"])
     }
 }

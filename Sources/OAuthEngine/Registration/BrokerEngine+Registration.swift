@@ -49,11 +49,11 @@ extension BrokerEngine {
         guard Self.deviceTypes.contains(deviceType) else {
             throw OAuthError(.invalidClientMetadata, "device_type must be one of iphone, ipad, android, android_tablet, windows_phone.")
         }
-        guard softwareId.count <= 64, !softwareId.contains("~"), let jwks = registration.softwareStatements[softwareId] else {
+        guard softwareId.count <= 64, !softwareId.contains("~"), let trust = registration.softwareStatements[softwareId] else {
             throw OAuthError(.unapprovedSoftwareStatement, "This software_id is not approved for this environment.")
         }
         let now = clock.now()
-        let statement = try SoftwareStatement.verify(statementJWT, jwks: jwks, softwareId: softwareId, now: now)
+        let statement = try SoftwareStatement.verify(statementJWT, trust: trust, softwareId: softwareId, now: now)
         let redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
         let secret = Secrets.randomToken()
         let registrationToken = Secrets.randomToken()
@@ -69,16 +69,27 @@ extension BrokerEngine {
         return response
     }
 
-    /// RFC 7592 read.
+    /// RFC 7592 read. The answer carries a new registration access token (RFC 7592 §3: the
+    /// response includes one, and only its hash is stored), which replaces the presented one.
     public func readRegistration(clientId: String, registrationToken: String?) async throws -> RegistrationResponse {
-        registrationResponse(try await managedInstance(clientId, registrationToken))
+        try await storeRotatingToken(try await managedInstance(clientId, registrationToken))
     }
 
-    /// RFC 7592 update: an instance may narrow its redirect URIs within its software statement's.
+    /// RFC 7592 update: an instance may change its device type and narrow its redirect URIs
+    /// within its software statement's; omitted fields keep their values (RFC 7592 §2.2 lets the
+    /// server ignore them). The answer carries a new registration access token.
     public func updateRegistration(clientId: String, registrationToken: String?, body: [String: JSONValue]) async throws -> RegistrationResponse {
         var instance = try await managedInstance(clientId, registrationToken)
         if let claimed = body["client_id"], claimed.stringValue != clientId {
             throw OAuthError(.invalidClientMetadata, "client_id in the body must be the instance's own.")
+        }
+        if let secret = body["client_secret"],
+           !Secrets.constantTimeEquals(Secrets.hash(secret.stringValue ?? ""), instance.secretHash) {
+            throw OAuthError(.invalidClientMetadata, "client_secret in the body must be the instance's current secret.")
+        }
+        for field in ["registration_access_token", "registration_client_uri", "client_secret_expires_at", "client_id_issued_at"]
+        where body[field] != nil {
+            throw OAuthError(.invalidClientMetadata, "\(field) must not be sent in an update (RFC 7592 §2.2).")
         }
         if let deviceType = body["device_type"] {
             guard let text = deviceType.stringValue, Self.deviceTypes.contains(text) else {
@@ -87,30 +98,42 @@ extension BrokerEngine {
             instance.deviceType = text
         }
         if let environment = state.config.environments.first(where: { $0.appKey == instance.appKey }),
-           let jwks = environment.registration?.softwareStatements[instance.softwareId],
+           let trust = environment.registration?.softwareStatements[instance.softwareId],
            let jwt = body["software_statement"]?.stringValue {
-            let statement = try SoftwareStatement.verify(jwt, jwks: jwks, softwareId: instance.softwareId, now: clock.now())
+            let statement = try SoftwareStatement.verify(jwt, trust: trust, softwareId: instance.softwareId, now: clock.now())
             instance.redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
         } else if body["redirect_uris"] != nil {
             instance.redirectURIs = try requestedRedirectURIs(body, allowed: instance.redirectURIs)
         }
-        let updated = try await guarded("update instance") { try await store.updateRegisteredClient(instance) }
-        guard updated else { throw OAuthError.invalidToken("The registration access token is not valid.") }
-        return registrationResponse(instance)
+        return try await storeRotatingToken(instance)
     }
 
-    /// RFC 7592 delete: removes the instance and revokes every token and session it holds.
+    /// Stores `instance` with a new registration access token in place of the current one
+    /// (compare-and-swap on the old hash) and answers with the new token.
+    private func storeRotatingToken(_ instance: RegisteredClient) async throws -> RegistrationResponse {
+        var changed = instance
+        let token = Secrets.randomToken()
+        changed.registrationTokenHash = Secrets.hash(token)
+        let updated = try await guarded("update instance") {
+            try await store.updateRegisteredClient(changed, expectedTokenHash: instance.registrationTokenHash)
+        }
+        guard updated else { throw OAuthError.invalidToken("The registration access token is not valid.") }
+        var response = registrationResponse(changed)
+        response.registration_access_token = token
+        return response
+    }
+
+    /// RFC 7592 delete: removes the instance and revokes every token it holds.
     public func deleteRegistration(clientId: String, registrationToken: String?) async throws {
         let instance = try await managedInstance(clientId, registrationToken)
         try await revokeInstance(instance)
     }
 
-    /// Removes an instance and ends its session (DELETE and `idconnect clients revoke`).
+    /// Removes an instance and revokes its token families (DELETE and `idconnect clients revoke`);
+    /// its session ends too unless another app still holds a family in it.
     public func revokeInstance(_ instance: RegisteredClient) async throws {
-        try await guarded("revoke instance") {
-            if let sessionId = instance.sessionId { try await store.revokeSession(id: sessionId, at: clock.now()) }
-            _ = try await store.deleteRegisteredClient(id: instance.clientId)
-        }
+        try await revokeFamilies(ofClient: instance.clientId, at: clock.now())
+        _ = try await guarded("revoke instance") { try await store.deleteRegisteredClient(id: instance.clientId) }
         logger.info("instance revoked", metadata: ["client_id": "\(instance.clientId)"])
     }
 

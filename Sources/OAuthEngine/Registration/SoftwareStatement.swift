@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import IdentityConfig
 import IdentityCore
 
 /// A verified software statement (RFC 7591 §2.3): the claims that fix what an instance may do.
@@ -13,11 +14,12 @@ public struct SoftwareStatement: Sendable {
     /// Grant types an instance may be given; anything else in a statement is refused.
     static let allowedGrantTypes: Set<String> = ["authorization_code", "refresh_token", "client_credentials"]
 
-    /// Verifies `jwt` against the keys of `jwks` (JSON text of a JWK set): RS256 or ES256 only
-    /// (never `none`), a valid signature, an `iss`, an `exp` in the future at `now`, and a
-    /// `software_id` claim (when present) equal to `softwareId`.
-    public static func verify(_ jwt: String, jwks: String, softwareId: String, now: Date) throws -> SoftwareStatement {
-        let keys = try Self.keys(jwks)
+    /// Verifies `jwt` against the keys of `trust.jwks` (JSON text of a JWK set): RS256 or ES256
+    /// only (never `none`), a valid signature, an `iss` (equal to `trust.issuer` when one is
+    /// configured), an `exp` in the future and no `nbf` in the future at `now` (one minute of
+    /// clock skew), and a `software_id` claim (when present) equal to `softwareId`.
+    public static func verify(_ jwt: String, trust: SoftwareStatementTrust, softwareId: String, now: Date) throws -> SoftwareStatement {
+        let keys = try Self.keys(trust.jwks)
         guard let parts = CompactJWS.decode(jwt) else { throw invalid("The software statement is not a compact JWS.") }
         guard let alg = parts.algorithm, let algorithm = JWSAlgorithm(rawValue: alg) else {
             throw invalid("The software statement must be signed with RS256 or ES256.")
@@ -31,7 +33,14 @@ public struct SoftwareStatement: Sendable {
         }
         guard let issuer = claims["iss"]?.stringValue, !issuer.isEmpty else { throw invalid("The software statement has no 'iss'.") }
         guard let exp = claims["exp"].flatMap(Self.number) else { throw invalid("The software statement has no 'exp'.") }
+        if let expected = trust.issuer, issuer != expected {
+            throw invalid("The software statement's 'iss' is not the issuer configured for this software_id.")
+        }
         guard exp > now.timeIntervalSince1970 else { throw invalid("The software statement has expired.") }
+        if let notBefore = claims["nbf"] {
+            guard let value = Self.number(notBefore) else { throw invalid("The software statement's 'nbf' must be a number.") }
+            guard value <= now.timeIntervalSince1970 + 60 else { throw invalid("The software statement is not valid yet.") }
+        }
         if let claimed = claims["software_id"], claimed.stringValue != softwareId {
             throw invalid("The software statement belongs to another software_id.")
         }

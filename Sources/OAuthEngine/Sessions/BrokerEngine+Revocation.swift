@@ -3,8 +3,9 @@ import IdentityCore
 import IdentityStore
 
 extension BrokerEngine {
-    /// `POST /oauth/revoke` (RFC 7009). A refresh token revokes its family and its sign-in session
-    /// (which drops the sealed upstream token); an access token is revoked on its own. Unknown
+    /// `POST /oauth/revoke` (RFC 7009). A refresh token revokes its family (every token of that
+    /// app's grant) and, when no other app still holds a family in the same sign-in session, the
+    /// session with its sealed upstream token; an access token is revoked on its own. Unknown
     /// tokens and tokens of other environments are ignored: the answer is always 200.
     public func revoke(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws {
         let caller = try await authenticateClient(parameters, basic: basic, state: state)
@@ -13,16 +14,35 @@ extension BrokerEngine {
         let now = clock.now()
         if let (family, _) = try await guarded("refresh lookup", { try await store.family(refreshHash: Secrets.hash(token)) }) {
             guard try await resolveClient(family.clientId, state: state)?.appKey == caller.client.appKey else { return }
-            try await guarded("revoke") {
-                try await store.revokeFamily(id: family.id, at: now)
-                try await store.revokeSession(id: family.sessionId, at: now)
-            }
+            try await revokeFamily(family.id, sessionId: family.sessionId, at: now)
             return
         }
         guard let (jti, familyId, expiresAt) = try await accessTokenIdentity(token) else { return }
         guard let context = try await guarded("access context", { try await store.accessContext(familyId: familyId, jti: jti) }),
               try await resolveClient(context.family.clientId, state: state)?.appKey == caller.client.appKey else { return }
         try await guarded("revoke access token") { try await store.revokeAccessToken(jti: jti, expiresAt: expiresAt) }
+    }
+
+    /// Revokes one app's family, then ends its session (dropping the sealed upstream token) if
+    /// that left the session without a live family. Apps that joined the same sign-in through SSO
+    /// keep their tokens: one app's sign-out, code replay or reused refresh token is that app's
+    /// business. Returns whether the session ended.
+    @discardableResult
+    func revokeFamily(_ familyId: String, sessionId: String, at now: Date) async throws -> Bool {
+        try await guarded("revoke") {
+            try await store.revokeFamily(id: familyId, at: now)
+            return try await store.endSessionIfUnused(id: sessionId, at: now)
+        }
+    }
+
+    /// Revokes every family of `clientId` (a deleted app instance) and ends each session that
+    /// left without a live family.
+    func revokeFamilies(ofClient clientId: String, at now: Date) async throws {
+        try await guarded("revoke") {
+            for sessionId in try await store.revokeFamilies(clientId: clientId, at: now) {
+                _ = try await store.endSessionIfUnused(id: sessionId, at: now)
+            }
+        }
     }
 
     /// jti, family and expiry of an access token whose signature (or storage record) is genuine,

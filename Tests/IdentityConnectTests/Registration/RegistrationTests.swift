@@ -131,21 +131,74 @@ struct RegistrationTests {
         try await broker.withClient { client in
             let json = try await Self.register(client, body: try Self.body(try Self.statement(exp: broker.clock.now() + 600))).json
             let uri = try #require(json["registration_client_uri"] as? String).replacingOccurrences(of: "http://127.0.0.1:8080", with: "")
-            let token = try #require(json["registration_access_token"] as? String)
-            let read = try await client.get(uri, headers: Self.bearer(token))
+            let first = try #require(json["registration_access_token"] as? String)
+            let read = try await client.get(uri, headers: Self.bearer(first))
             #expect(read.status == .ok)
             #expect(read.json["client_id"] as? String == json["client_id"] as? String)
             #expect(read.json["client_secret"] == nil)
+            // RFC 7592 §3: every answer carries the registration access token; a new one, which
+            // replaces the one presented.
+            let token = try #require(read.json["registration_access_token"] as? String)
+            #expect(token != first)
+            #expect(try await client.get(uri, headers: Self.bearer(first)).status == .unauthorized)
             #expect(try await client.get(uri, headers: Self.bearer("wrong")).status == .unauthorized)
             #expect(try await client.get(uri).status == .unauthorized)
-            let put = try await client.execute(uri: uri, method: .put, headers: Self.bearer(token).merging([.contentType: "application/json"]),
-                                               body: ByteBuffer(string: #"{"device_type":"ipad"}"#))
-            #expect(put.status == .ok)
-            #expect(put.json["device_type"] as? String == "ipad")
+            func put(_ body: String, _ token: String) async throws -> TestResponse {
+                try await client.execute(uri: uri, method: .put, headers: Self.bearer(token).merging([.contentType: "application/json"]),
+                                         body: ByteBuffer(string: body))
+            }
+            for refused in [#"{"registration_access_token":"x"}"#, #"{"client_secret":"not-the-secret"}"#, #"{"client_id":"dyn~CSI~other"}"#] {
+                let answer = try await put(refused, token)
+                #expect(answer.status == .badRequest && answer.json["error"] as? String == "invalid_client_metadata")
+            }
+            let secret = try #require(json["client_secret"] as? String)
+            let updated = try await put(#"{"device_type":"ipad","client_secret":"\#(secret)"}"#, token)
+            #expect(updated.status == .ok)
+            #expect(updated.json["device_type"] as? String == "ipad")
+            #expect(updated.json["redirect_uris"] as? [String] == [TestBroker.nativeRedirect])
+            let latest = try #require(updated.json["registration_access_token"] as? String)
+            #expect(try await put(#"{"device_type":"android"}"#, token).status == .unauthorized)
             #expect(try await client.execute(uri: uri, method: .delete, headers: Self.bearer("wrong")).status == .unauthorized)
-            #expect(try await client.execute(uri: uri, method: .delete, headers: Self.bearer(token)).status == .noContent)
-            #expect(try await client.get(uri, headers: Self.bearer(token)).status == .unauthorized)
+            #expect(try await client.execute(uri: uri, method: .delete, headers: Self.bearer(latest)).status == .noContent)
+            #expect(try await client.get(uri, headers: Self.bearer(latest)).status == .unauthorized)
             #expect(try await broker.engine.store.registeredClient(id: json["client_id"] as! String) == nil)
+        }
+    }
+
+    @Test("an instance not signed in to within an hour cannot be bound, even before maintenance removes it")
+    func lateFirstSignIn() async throws {
+        let clock = ManualClock()
+        let broker = try await Self.make(clock: clock)
+        try await broker.withClient { client in
+            let instance = try await InstanceFlows.register(client, broker: broker)
+            clock.advance(3601)
+            let answer = try await InstanceFlows.browserSignIn(client, clientId: instance.clientId)
+            let location = try #require(answer.location)
+            #expect(queryItems(location)["error"] == "access_denied")
+            #expect(try await broker.engine.store.registeredClient(id: instance.clientId)?.boundSubject == nil)
+        }
+    }
+
+    @Test("software statements: a configured issuer must match exactly; nbf in the future is refused")
+    func statementIssuer() async throws {
+        var files = TestBroker.defaultConfig()
+        files["environments/test.yaml"]! += """
+
+            registration:
+              initialAccessTokens: [ ${env:TEST_IAT} ]
+              softwareStatements: { CSI: { jwks: ${env:CSI_JWKS}, issuer: "https://vendor.example.com" } }
+        """
+        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [Self.statementKey.publicKey.jwk]]), as: UTF8.self)
+        let broker = try await TestBroker.make(files: files, environment: ["TEST_IAT": Self.iat, "CSI_JWKS": jwks])
+        try await broker.withClient { client in
+            let exp = broker.clock.now() + 600
+            let good = try await Self.register(client, body: try Self.body(try Self.statement(exp: exp)))
+            #expect(good.status == .created)
+            for claims: [String: Any] in [["iss": "https://vendor.example.com.evil"], ["iss": "https://VENDOR.example.com"],
+                                          ["nbf": Int(broker.clock.now().timeIntervalSince1970) + 3600], ["nbf": "soon"]] {
+                let refused = try await Self.register(client, body: try Self.body(try Self.statement(exp: exp, claims: claims)))
+                #expect(refused.status == .badRequest && refused.json["error"] as? String == "invalid_software_statement")
+            }
         }
     }
 

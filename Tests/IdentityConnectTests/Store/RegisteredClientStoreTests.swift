@@ -25,11 +25,23 @@ extension StoreConformanceTests {
         #expect(try await store.registeredClients(appKey: "kid").map(\.clientId) == ["dyn~CSI~1", "dyn~CSI~2"])
         var changed = first
         changed.redirectURIs = ["com.example.app:/other"]
-        #expect(try await store.updateRegisteredClient(changed))
+        changed.registrationTokenHash = Secrets.hash("rat-next")
+        // Compare-and-swap on the registration token: the old hash wins once, then it is stale.
+        #expect(try await store.updateRegisteredClient(changed, expectedTokenHash: first.registrationTokenHash))
+        #expect(try await !store.updateRegisteredClient(changed, expectedTokenHash: first.registrationTokenHash))
         #expect(try await store.registeredClient(id: "dyn~CSI~1")?.redirectURIs == ["com.example.app:/other"])
+        #expect(try await store.registeredClient(id: "dyn~CSI~1")?.registrationTokenHash == Secrets.hash("rat-next"))
+        // An update made from a copy read before the first sign-in keeps the binding.
+        #expect(try await store.bindRegisteredClient(id: "dyn~CSI~1", subject: "alice", sessionId: "s1", at: Self.now))
+        var stale = changed
+        stale.deviceType = "ipad"
+        stale.registrationTokenHash = Secrets.hash("rat-third")
+        #expect(try await store.updateRegisteredClient(stale, expectedTokenHash: Secrets.hash("rat-next")))
+        let afterRace = try #require(try await store.registeredClient(id: "dyn~CSI~1"))
+        #expect(afterRace.deviceType == "ipad" && afterRace.boundSubject == "alice" && afterRace.sessionId == "s1")
         #expect(try await store.deleteRegisteredClient(id: "dyn~CSI~1"))
         #expect(try await !store.deleteRegisteredClient(id: "dyn~CSI~1"))
-        #expect(try await !store.updateRegisteredClient(changed))
+        #expect(try await !store.updateRegisteredClient(stale, expectedTokenHash: Secrets.hash("rat-third")))
         #expect(try await store.registeredClient(id: "dyn~CSI~1") == nil)
         try await store.close()
     }

@@ -143,6 +143,32 @@ struct StoreConformanceTests {
         try await store.close()
     }
 
+    @Test("per-app revocation: a session ends only when its last family is revoked; an instance's families everywhere",
+          arguments: StoreBackend.allCases)
+    func familyScopedRevocation(_ backend: StoreBackend) async throws {
+        let store = try await backend.open()
+        try await store.insertSession(Self.session("s1"))
+        try await store.insertSession(Self.session("s2"))
+        try await store.insertFamily(Self.family("f1", session: "s1", refresh: "r1"))
+        var other = Self.family("f2", session: "s1", refresh: "r2")
+        other.clientId = "dyn~CSI~x"
+        try await store.insertFamily(other)
+        other.id = "f3"; other.sessionId = "s2"; other.refreshHash = "r3"
+        try await store.insertFamily(other)
+        try await store.revokeFamily(id: "f1", at: Self.now)
+        #expect(try await !store.endSessionIfUnused(id: "s1", at: Self.now))
+        #expect(try await store.session(id: "s1")?.revokedAt == nil)
+        #expect(try await store.revokeFamilies(clientId: "dyn~CSI~x", at: Self.now).sorted() == ["s1", "s2"])
+        #expect(try await store.family(id: "f3")?.revokedAt == Self.now)
+        #expect(try await store.revokeFamilies(clientId: "dyn~CSI~x", at: Self.now).isEmpty)
+        #expect(try await store.endSessionIfUnused(id: "s1", at: Self.now))
+        let ended = try #require(try await store.session(id: "s1"))
+        #expect(ended.revokedAt == Self.now && ended.sealedUpstream == nil)
+        #expect(try await !store.endSessionIfUnused(id: "s1", at: Self.now.addingTimeInterval(5)))
+        #expect(try await store.session(id: "s1")?.revokedAt == Self.now)
+        try await store.close()
+    }
+
     @Test("opaque tokens, single-token revocation and signing keys", arguments: StoreBackend.allCases)
     func tokensAndKeys(_ backend: StoreBackend) async throws {
         let store = try await backend.open()
