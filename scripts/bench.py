@@ -12,7 +12,6 @@ run's own (scripts/peers/ldap-start.sh on free ports, stopped at the end).
 """
 
 import argparse
-import atexit
 import concurrent.futures
 import json
 import os
@@ -48,10 +47,12 @@ def main():
     binaries = build(configuration, options.no_build)
     workdir = tempfile.mkdtemp(prefix="idconnect-bench-")
     os.environ["BENCH_TMP"] = workdir
-    processes = []
+    processes, cleanups = [], []
     try:
-        results, extras = run(binaries, workdir, processes, duration, options, large, pool_size)
+        results, extras = run(binaries, workdir, processes, cleanups, duration, options, large, pool_size)
     finally:
+        for cleanup in cleanups:
+            cleanup()
         for process in processes:
             process.terminate()
             try:
@@ -80,13 +81,13 @@ def build(configuration, skip):
     return {"idconnect": os.path.join(directory, "idconnect"), "authlink": os.path.join(directory, "authlink-sample")}
 
 
-def run(binaries, workdir, processes, duration, options, large, pool_size):
+def run(binaries, workdir, processes, cleanups, duration, options, large, pool_size):
     authlink_port, port = broker.free_port(), broker.free_port()
     processes.append(broker.start([binaries["authlink"], "--port", str(authlink_port), "--users",
                                    os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json")],
                                   os.path.join(workdir, "authlink.log")))
     broker.wait_until_up(authlink_port, "/", processes[-1])
-    ldap = ldap_settings(workdir)
+    ldap = ldap_settings(workdir, cleanups)
     config = broker.write_config(workdir, port, authlink_port, ldap)
     env = dict(os.environ, IDCONNECT_LOG_LEVEL="warning")
     server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
@@ -187,14 +188,14 @@ def ldap_raw(workdir, url, duration):
             "login_p50_ms_one_at_a_time": one_at_a_time[1], "login_p99_ms_one_at_a_time": one_at_a_time[2]}
 
 
-def ldap_settings(workdir):
+def ldap_settings(workdir, cleanups):
     """An LDAP auth service (search then bind with the read-only service account, groups) against
     the slapd IDCONNECT_LDAP_URL names, or else a slapd of its own started by
-    scripts/peers/ldap-start.sh in the work directory (stopped with the run); None, with a note,
-    when neither is possible (slapd not installed)."""
+    scripts/peers/ldap-start.sh in the work directory (stopped by `cleanups` at the end); None,
+    with a note, when neither is possible (slapd not installed)."""
     url = os.environ.get("IDCONNECT_LDAP_URL")
     if not url:
-        url = start_slapd(os.path.join(workdir, "ldap"))
+        url = start_slapd(os.path.join(workdir, "ldap"), cleanups)
     if not url:
         return None
     return {"url": url, "username": "alice", "password": "alicepw",
@@ -204,7 +205,7 @@ def ldap_settings(workdir):
                                                  '"groupBaseDn": "ou=groups,dc=example,dc=org"}'))}
 
 
-def start_slapd(directory):
+def start_slapd(directory, cleanups):
     if not shutil.which("slapd") and not os.path.exists("/usr/sbin/slapd"):
         print("slapd is not installed (scripts/install-deps.sh installs it): the LDAP rows are left out",
               file=sys.stderr)
@@ -212,9 +213,10 @@ def start_slapd(directory):
     port, tls_port = broker.free_port(), broker.free_port()
     env = dict(os.environ, LDAP_DIR=directory, LDAP_PORT=str(port), LDAPS_PORT=str(tls_port),
                PATH=os.environ.get("PATH", "") + ":/usr/sbin")
+    # Registered first: a start that fails halfway still leaves a pid file to stop.
+    cleanups.append(lambda: subprocess.run([os.path.join(ROOT, "scripts", "peers", "ldap-stop.sh")], env=env))
     subprocess.run([os.path.join(ROOT, "scripts", "peers", "ldap-start.sh")], env=env, check=True,
                    stdout=subprocess.DEVNULL)
-    atexit.register(subprocess.run, [os.path.join(ROOT, "scripts", "peers", "ldap-stop.sh")], env=env)
     return f"ldap://127.0.0.1:{port}"
 
 

@@ -39,14 +39,18 @@ public protocol TokenFamilyStore: Sendable {
     /// Compare-and-swap rotation: succeeds only if `oldHash` is still current.
     func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                        graceResponse: Data?, at date: Date) async throws -> Bool
-    func revokeFamily(id: String, at date: Date) async throws
-    /// Revokes every family of `clientId` (a deleted app instance); returns the sessions they
-    /// were in.
+    /// Revokes the family; returns false when no family has that id (yet).
+    @discardableResult
+    func revokeFamily(id: String, at date: Date) async throws -> Bool
+    /// Revokes every family of `clientId` (an app instance signing out or deleted); returns the
+    /// sessions they were in.
     func revokeFamilies(clientId: String, at date: Date) async throws -> [String]
-    /// Ends the session (and drops its sealed upstream token) when no unrevoked family is left in
-    /// it, in one statement; returns whether it ended it. After revoking one app's family, so the
-    /// other apps signed in through the same session keep theirs.
-    func endSessionIfUnused(id: String, at date: Date) async throws -> Bool
+    /// Ends the session (and drops its sealed upstream token) when no family in it is live any
+    /// more, in one statement; returns whether it ended it. Live: not revoked, and either its
+    /// refresh token is unexpired or it issued an access token after `issuedAfter` (one that may
+    /// still be valid). Called after revoking one app's family, so the other apps signed in
+    /// through the same session keep theirs.
+    func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool
 }
 
 /// Opaque access tokens and single access-token revocations.
@@ -104,6 +108,9 @@ public protocol RegisteredClientStore: Sendable {
     /// Binds the instance to `subject` and its session. Succeeds when it is unbound or already bound
     /// to the same subject (a re-sign-in moves it to the new session); false otherwise.
     func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool
+    /// Forgets the instance's session (it signed out): `client_credentials` has nothing to
+    /// re-login to until the next sign-in binds one again. The bound user stays.
+    func unbindRegisteredClientSession(id: String) async throws
     /// Removes the instance; returns false when it was already gone.
     func deleteRegisteredClient(id: String) async throws -> Bool
     /// Removes instances registered before `date` that no user has signed in to; returns how many.

@@ -62,6 +62,19 @@ extension PostgresStore: RegisteredClientStore {
         }
     }
 
+    public func unbindRegisteredClientSession(id: String) async throws {
+        try await transaction { [self] connection in
+            let found = try await connection.query("""
+                SELECT data FROM registered_clients WHERE client_id = \(id) FOR UPDATE
+                """, logger: self.logger).collect()
+            guard let row = found.first else { return }
+            var client = try self.decode(RegisteredClient.self, row.decode(Data.self))
+            client.sessionId = nil
+            let data = try self.encode(client)
+            try await connection.query("UPDATE registered_clients SET data = \(data) WHERE client_id = \(id)", logger: self.logger)
+        }
+    }
+
     public func deleteRegisteredClient(id: String) async throws -> Bool {
         try await rows("DELETE FROM registered_clients WHERE client_id = \(id) RETURNING 1").count == 1
     }

@@ -139,8 +139,9 @@ extension PostgresStore: TokenFamilyStore {
         }
     }
 
-    public func revokeFamily(id: String, at date: Date) async throws {
-        _ = try await rows("UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE id = \(id)")
+    @discardableResult
+    public func revokeFamily(id: String, at date: Date) async throws -> Bool {
+        try await rows("UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE id = \(id) RETURNING 1").count == 1
     }
 
     public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
@@ -151,11 +152,13 @@ extension PostgresStore: TokenFamilyStore {
         return Array(Set(sessions)).sorted()
     }
 
-    public func endSessionIfUnused(id: String, at date: Date) async throws -> Bool {
+    public func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool {
         try await rows("""
             UPDATE sessions SET revoked_at = \(date.pg), upstream = NULL
             WHERE id = \(id) AND revoked_at IS NULL
-              AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = \(id) AND revoked_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = \(id) AND revoked_at IS NULL
+                  AND (COALESCE(refresh_expires_at, 0) > \(date.pg)
+                       OR GREATEST(created_at, COALESCE(rotated_at, 0)) > \(issuedAfter.pg)))
             RETURNING 1
             """).count == 1
     }

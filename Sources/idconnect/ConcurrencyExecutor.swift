@@ -24,8 +24,15 @@ enum ConcurrencyExecutor: String {
 
     /// Installs the executor; call once, before the broker starts. Returns what is in effect
     /// (`swift` when NIO could not take over, e.g. another hook was already installed).
+    ///
+    /// Linux only: on Darwin NIO insists on being called from the main thread, which an async
+    /// `run()` is not, so macOS development builds keep Swift's pool.
     static func install(_ choice: ConcurrencyExecutor) -> ConcurrencyExecutor {
+        #if os(Linux)
         guard choice == .eventLoops else { return .swift }
         return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() ? .eventLoops : .swift
+        #else
+        return .swift
+        #endif
     }
 }

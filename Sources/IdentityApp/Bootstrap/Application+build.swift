@@ -39,7 +39,8 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let services = AppServices(engine: engine, pages: Pages())
     WellKnownController(services: services).register(on: router)
     HealthController(services: services, metrics: metrics).register(on: router)
-    DataLinkController(services: services, client: DataLinkController.sharedClient).register(on: router)
+    let dataLinks = DataLinkController(services: services, client: DataLinkController.sharedClient)
+    dataLinks.register(on: router)
     let authorize = AuthorizeController(services: services)
     let tempLogin = TempLoginController(services: services, authorize: authorize)
     let token = TokenController(services: services)
@@ -55,6 +56,9 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
         sessions.register(on: group)
         registration.register(on: group)
     }
+    // Last, so it wraps only the not-found answer (router middleware applies to routes added
+    // after it): gateway requests with a method no route names.
+    router.add(middleware: DataLinkAnyMethodMiddleware(controller: dataLinks))
     return router
 }
 

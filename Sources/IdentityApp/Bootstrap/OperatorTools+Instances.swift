@@ -11,11 +11,12 @@ extension OperatorTools {
         return try await store.registeredClients(appKey: appKey)
     }
 
-    /// Removes an instance and ends its sign-in session, so its tokens stop validating
-    /// (`idconnect clients revoke`). Returns false when no such instance exists.
+    /// Removes an instance and revokes its token families, so its tokens stop validating
+    /// (`idconnect clients revoke`); its sessions end unless another app holds tokens in them.
+    /// Returns false when no such instance exists.
     public func revokeInstance(id: String) async throws -> Bool {
-        guard let instance = try await store.registeredClient(id: id) else { return false }
-        if let sessionId = instance.sessionId { try await store.revokeSession(id: sessionId, at: clock.now()) }
+        guard try await store.registeredClient(id: id) != nil else { return false }
+        try await AppRevocation(store: store, accessTokenWindow: keyRetention).revokeFamilies(ofClient: id, at: clock.now())
         return try await store.deleteRegisteredClient(id: id)
     }
 }

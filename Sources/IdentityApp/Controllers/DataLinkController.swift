@@ -32,23 +32,35 @@ struct DataLinkController {
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
     ]
 
+    /// Routes the common methods; every other method reaches the gateway through
+    /// `DataLinkAnyMethodMiddleware` (the router matches methods one by one).
     func register(on router: Router<AppRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .head, .options] {
-            router.on("datalink/:name/**", method: method) { request, context in try await forward(request, context) }
-            router.on("datalink/:name", method: method) { request, context in try await forward(request, context) }
+            router.on("datalink/:name/**", method: method) { request, context in
+                try await forward(request, context, name: context.parameters.get("name") ?? "", rest: context.parameters.getCatchAll())
+            }
+            router.on("datalink/:name", method: method) { request, context in
+                try await forward(request, context, name: context.parameters.get("name") ?? "", rest: [])
+            }
         }
     }
 
-    func forward(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+    /// Methods never forwarded: TRACE would echo the headers the gateway adds (`X-Auth-Key`, the
+    /// upstream token) back to the caller; CONNECT opens tunnels, not requests.
+    static let refusedMethods: Set<HTTPRequest.Method> = [.trace, .connect]
+
+    func forward(_ request: Request, _ context: AppRequestContext, name: String, rest: [Substring]) async throws -> Response {
+        guard !Self.refusedMethods.contains(request.method) else {
+            throw OAuthError(.invalidRequest, "The gateway does not forward \(request.method.rawValue) requests.", status: 405)
+        }
         guard let token = try SessionController.bearer(request) else {
             throw OAuthError.invalidToken("Send the access token as Authorization: Bearer.")
         }
-        let name = context.parameters.get("name") ?? ""
         let target = try await services.engine.dataLinkTarget(name: name, accessToken: token)
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maxBodyBytes {
             throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
         }
-        var upstream = HTTPClientRequest(url: Self.url(target.link.url, rest: context.parameters.getCatchAll(), query: request.uri.query))
+        var upstream = HTTPClientRequest(url: Self.url(target.link.url, rest: rest, query: request.uri.query))
         upstream.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.droppedRequestHeaders.contains(field.name.canonicalName)
             && !target.headers.keys.contains(where: { $0.lowercased() == field.name.canonicalName }) {
@@ -58,8 +70,10 @@ struct DataLinkController {
         if let authKey = target.link.authKey { upstream.headers.replaceOrAdd(name: "X-Auth-Key", value: authKey) }
         upstream.headers.replaceOrAdd(name: "X-Kinvey-Request-Id", value: context.id)
         if let address = context.remoteAddress { upstream.headers.add(name: "X-Forwarded-For", value: address) }
-        if request.method != .get && request.method != .head {
-            let length = request.headers[.contentLength].flatMap(Int.init)
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        // GET and HEAD usually have no body, but when one comes (search APIs) it goes along too.
+        let hasBody = (length ?? 0) > 0 || request.headers[.transferEncoding] != nil
+        if hasBody || (request.method != .get && request.method != .head) {
             upstream.body = .stream(LimitedBody(base: request.body, limit: Self.maxBodyBytes),
                                     length: length.map { .known(Int64($0)) } ?? .unknown)
         }
@@ -78,10 +92,10 @@ struct DataLinkController {
         for (headerName, value) in answer.headers where !Self.droppedResponseHeaders.contains(headerName.lowercased()) {
             if let field = HTTPField.Name(headerName) { headers.append(HTTPField(name: field, value: value)) }
         }
-        let length = answer.headers.first(name: "content-length").flatMap(Int.init)
+        let answerLength = answer.headers.first(name: "content-length").flatMap(Int.init)
         let body = answer.body
         return Response(status: .init(code: Int(answer.status.code)), headers: headers,
-                        body: ResponseBody(contentLength: length) { writer in
+                        body: ResponseBody(contentLength: answerLength) { writer in
                             for try await chunk in body { try await writer.write(chunk) }
                             try await writer.finish(nil)
                         })

@@ -54,6 +54,17 @@ extension SQLiteStore: RegisteredClientStore {
         }
     }
 
+    public func unbindRegisteredClientSession(id: String) async throws {
+        try await pool.write { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?", arguments: [id]) else {
+                return
+            }
+            var client = try self.decode(RegisteredClient.self, data)
+            client.sessionId = nil
+            try db.execute(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?", arguments: [try self.encode(client), id])
+        }
+    }
+
     public func deleteRegisteredClient(id: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM registered_clients WHERE client_id = ?", arguments: [id])

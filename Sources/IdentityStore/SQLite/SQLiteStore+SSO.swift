@@ -29,7 +29,7 @@ extension SQLiteStore: SSOStore {
 
 extension SQLiteStore {
     public func accessContext(familyId: String, jti: String) async throws -> AccessContext? {
-        try pointRead { db in
+        try await pointRead { db in
             // One cached statement: family, its session and the revocation flag in a single lookup.
             let statement = try db.cachedStatement(sql: Self.accessContextQuery)
             guard let row = try Row.fetchOne(statement, arguments: [jti, familyId]) else { return nil }

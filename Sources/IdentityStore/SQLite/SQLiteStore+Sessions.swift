@@ -18,10 +18,10 @@ extension SQLiteStore: SessionStore {
     }
 
     public func session(id: String) async throws -> LoginSession? {
-        let row = try pointRead { db in
+        try await pointRead { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?"), arguments: [id])
+                .map { try self.session(from: $0) }
         }
-        return try row.map { try session(from: $0) }
     }
 
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
@@ -141,9 +141,11 @@ extension SQLiteStore: TokenFamilyStore {
         }
     }
 
-    public func revokeFamily(id: String, at date: Date) async throws {
+    @discardableResult
+    public func revokeFamily(id: String, at date: Date) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [date.sql, id])
+            return db.changesCount > 0
         }
     }
 
@@ -158,13 +160,14 @@ extension SQLiteStore: TokenFamilyStore {
         }
     }
 
-    public func endSessionIfUnused(id: String, at date: Date) async throws -> Bool {
+    public func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: """
                 UPDATE sessions SET revoked_at = ?, upstream = NULL
                 WHERE id = ? AND revoked_at IS NULL
-                  AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = ? AND revoked_at IS NULL)
-                """, arguments: [date.sql, id, id])
+                  AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = ? AND revoked_at IS NULL
+                      AND (COALESCE(refresh_expires_at, 0) > ? OR MAX(created_at, COALESCE(rotated_at, 0)) > ?))
+                """, arguments: [date.sql, id, id, date.sql, issuedAfter.sql])
             return db.changesCount == 1
         }
     }

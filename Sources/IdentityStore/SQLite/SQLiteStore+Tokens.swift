@@ -11,7 +11,7 @@ extension SQLiteStore: AccessTokenStore {
     }
 
     public func opaqueToken(hash: String) async throws -> OpaqueAccessToken? {
-        let data = try pointRead { db in
+        let data = try await pointRead { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM opaque_access_tokens WHERE token_hash = ?"), arguments: [hash])
         }
         return try data.map { try decode(OpaqueAccessToken.self, $0) }

@@ -28,7 +28,9 @@ public final class SQLiteStore: Sendable {
         try Self.migrator.migrate(pool)
         var readOnly = Configuration()
         readOnly.readonly = true
-        readOnly.busyMode = .timeout(10)
+        // Short: these reads run on the caller's (event loop) thread. WAL readers are almost
+        // never busy; when one is (WAL recovery), `pointRead` retries on GRDB's own queue.
+        readOnly.busyMode = .timeout(0.1)
         readOnly.maximumReaderCount = 4
         pointReaders = try DatabasePool(path: url.path, configuration: readOnly)
     }
@@ -43,7 +45,19 @@ public final class SQLiteStore: Sendable {
     /// connection held by a suspended async reader). In WAL mode a reader never waits for a
     /// writer. The lookups are independent single-row reads, so they skip the transaction
     /// GRDB's `read` adds. Only for indexed single-row lookups, never scans or writes.
-    func pointRead<T>(_ block: (Database) throws -> T) throws -> T {
+    ///
+    /// If the database is busy (rare in WAL mode: recovery after a crash, a WAL reset), the
+    /// read waits at most 100 ms here and then runs again the usual way, off this thread.
+    func pointRead<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try readOnCallersThread(block)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            return try await pool.read(block)
+        }
+    }
+
+    /// The synchronous read (a plain function, so the async overload of `unsafeRead` is not picked).
+    private func readOnCallersThread<T>(_ block: (Database) throws -> T) throws -> T {
         try pointReaders.unsafeRead(block)
     }
 

@@ -5,7 +5,8 @@ import IdentityStore
 extension BrokerEngine {
     /// `grant_type=client_credentials` for registered app instances (SPEC §3.3, §3.8): "re-login".
     /// The instance proves its own secret and gets a new access token for the user it is bound
-    /// to, while that user's session lives. No refresh token and no ID token: nobody signed in.
+    /// to, while that user's session lives and the instance has not signed out (revoked its
+    /// refresh token). No refresh token and no ID token: nobody signed in.
     func clientCredentialsGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
                                 state: EngineState) async throws -> TokenResponse {
         let client = authenticated.client
@@ -17,7 +18,7 @@ extension BrokerEngine {
         }
         let ended = OAuthError.invalidGrant("The user of this app instance is no longer signed in; sign in again.")
         guard let sessionId = instance.sessionId, let subject = instance.boundSubject else {
-            throw OAuthError.invalidGrant("Nobody has signed in to this app instance yet.")
+            throw OAuthError.invalidGrant("Nobody is signed in to this app instance; sign in first.")
         }
         let now = clock.now()
         guard var session = try await guarded("instance session", { try await store.session(id: sessionId) }),

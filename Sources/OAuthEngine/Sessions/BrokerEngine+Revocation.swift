@@ -4,8 +4,9 @@ import IdentityStore
 
 extension BrokerEngine {
     /// `POST /oauth/revoke` (RFC 7009). A refresh token revokes its family (every token of that
-    /// app's grant) and, when no other app still holds a family in the same sign-in session, the
-    /// session with its sealed upstream token; an access token is revoked on its own. Unknown
+    /// app's grant; for an app instance, every grant of the instance) and, when no other app
+    /// still holds a live family in the same sign-in session, the session with its sealed
+    /// upstream token; an access token is revoked on its own. Unknown
     /// tokens and tokens of other environments are ignored: the answer is always 200.
     public func revoke(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws {
         let caller = try await authenticateClient(parameters, basic: basic, state: state)
@@ -13,8 +14,15 @@ extension BrokerEngine {
         guard token.utf8.count <= 16_384 else { return }
         let now = clock.now()
         if let (family, _) = try await guarded("refresh lookup", { try await store.family(refreshHash: Secrets.hash(token)) }) {
-            guard try await resolveClient(family.clientId, state: state)?.appKey == caller.client.appKey else { return }
-            try await revokeFamily(family.id, sessionId: family.sessionId, at: now)
+            guard let owner = try await resolveClient(family.clientId, state: state), owner.appKey == caller.client.appKey else { return }
+            if owner.instance != nil {
+                // An app instance is one device: revoking its refresh token signs the device out,
+                // so no grant of it (nor client_credentials re-login) outlives the revocation.
+                try await revokeFamilies(ofClient: family.clientId, at: now)
+                try await guarded("sign out instance") { try await store.unbindRegisteredClientSession(id: family.clientId) }
+            } else {
+                try await revokeFamily(family.id, sessionId: family.sessionId, at: now)
+            }
             return
         }
         guard let (jti, familyId, expiresAt) = try await accessTokenIdentity(token) else { return }
@@ -23,26 +31,21 @@ extension BrokerEngine {
         try await guarded("revoke access token") { try await store.revokeAccessToken(jti: jti, expiresAt: expiresAt) }
     }
 
-    /// Revokes one app's family, then ends its session (dropping the sealed upstream token) if
-    /// that left the session without a live family. Apps that joined the same sign-in through SSO
-    /// keep their tokens: one app's sign-out, code replay or reused refresh token is that app's
-    /// business. Returns whether the session ended.
-    @discardableResult
-    func revokeFamily(_ familyId: String, sessionId: String, at now: Date) async throws -> Bool {
-        try await guarded("revoke") {
-            try await store.revokeFamily(id: familyId, at: now)
-            return try await store.endSessionIfUnused(id: sessionId, at: now)
-        }
+    /// Revocation that reaches one app's grants (see `AppRevocation`).
+    var appRevocation: AppRevocation {
+        AppRevocation(store: store, accessTokenWindow: Self.keyRetention(for: state.config))
     }
 
-    /// Revokes every family of `clientId` (a deleted app instance) and ends each session that
-    /// left without a live family.
+    /// Revokes one app's family and, when that left the session without a live family, the
+    /// session. Returns whether the session ended.
+    @discardableResult
+    func revokeFamily(_ familyId: String, sessionId: String, at now: Date) async throws -> Bool {
+        try await guarded("revoke") { try await appRevocation.revokeFamily(familyId, sessionId: sessionId, at: now) }
+    }
+
+    /// Revokes every family of `clientId` (an app instance) and ends sessions left unused.
     func revokeFamilies(ofClient clientId: String, at now: Date) async throws {
-        try await guarded("revoke") {
-            for sessionId in try await store.revokeFamilies(clientId: clientId, at: now) {
-                _ = try await store.endSessionIfUnused(id: sessionId, at: now)
-            }
-        }
+        try await guarded("revoke") { try await appRevocation.revokeFamilies(ofClient: clientId, at: now) }
     }
 
     /// jti, family and expiry of an access token whose signature (or storage record) is genuine,

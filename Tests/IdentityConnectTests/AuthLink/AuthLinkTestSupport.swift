@@ -54,7 +54,8 @@ enum AuthLinkFixture {
 enum RecordingDataLink {
     static func router(log: CallLog) -> Router<BasicRequestContext> {
         let router = Router()
-        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] {
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .trace,
+                       HTTPRequest.Method("PROPFIND")!, HTTPRequest.Method("REPORT")!] {
             router.on("api/**", method: method) { request, _ in
                 var request = request
                 let body = Data(buffer: try await request.collectBody(upTo: 64 << 20))

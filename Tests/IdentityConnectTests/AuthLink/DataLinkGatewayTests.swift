@@ -62,6 +62,40 @@ struct DataLinkGatewayTests {
         }
     }
 
+    @Test("ANY method: PROPFIND and REPORT go through with their bodies, a GET body too; TRACE and CONNECT are refused")
+    func anyMethod() async throws {
+        let dataLog = CallLog()
+        try await TestHTTPServer.with(ScriptableAuthLink.router(log: CallLog())) { authLink in
+            try await TestHTTPServer.with(RecordingDataLink.router(log: dataLog)) { dataLink in
+                let broker = try await TestBroker.make(files: AuthLinkFixture.files(authLink: authLink, dataLink: dataLink),
+                                                       registry: AuthLinkFixture.registry)
+                try await broker.withClient { client in
+                    let access = try #require(try await AuthLinkFixture.signIn(client, "expiring").json["access_token"] as? String)
+                    let auth: HTTPFields = [.authorization: "Bearer \(access)"]
+                    for method in ["PROPFIND", "REPORT"] {
+                        let answer = try await client.execute(uri: "/datalink/crm/dav/calendar?depth=1", method: HTTPRequest.Method(method)!,
+                                                              headers: auth, body: ByteBuffer(string: "<\(method)/>"))
+                        #expect(answer.status == .ok)
+                        #expect(String(buffer: answer.body) == "echo:<\(method)/>")
+                        #expect(dataLog.last?.method == method && dataLog.last?.path == "/api/dav/calendar")
+                        #expect(dataLog.last?.headers["x-auth-key"] == "crm-key-1")
+                    }
+                    let search = try await client.execute(uri: "/datalink/crm/search", method: .get, headers: auth,
+                                                          body: ByteBuffer(string: #"{"q":"x"}"#))
+                    #expect(String(buffer: search.body) == #"echo:{"q":"x"}"#)
+                    let calls = dataLog.all.count
+                    let trace = try await client.execute(uri: "/datalink/crm/anything", method: .trace, headers: auth)
+                    #expect(trace.status == .methodNotAllowed)
+                    #expect(dataLog.all.count == calls)
+                    // Unknown paths outside the gateway stay 404 for any method.
+                    #expect(try await client.execute(uri: "/elsewhere", method: HTTPRequest.Method("PROPFIND")!, headers: auth).status == .notFound)
+                    // Without a token, an unrouted method is still a 401, not a forward.
+                    #expect(try await client.execute(uri: "/datalink/crm/dav", method: HTTPRequest.Method("PROPFIND")!).status == .unauthorized)
+                }
+            }
+        }
+    }
+
     @Test("gateway errors: 401 without or with a bad token, 404 unknown link, 403 unbound auth service, 502 down, 504 slow")
     func errors() async throws {
         try await TestHTTPServer.with(ScriptableAuthLink.router(log: CallLog())) { authLink in

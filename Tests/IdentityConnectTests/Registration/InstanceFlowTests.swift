@@ -161,6 +161,40 @@ struct InstanceFlowTests {
         }
     }
 
+    @Test("an instance that revokes its refresh token is signed out (no client_credentials), while another app keeps the session")
+    func instanceSignOutKeepsOtherApps() async throws {
+        let broker = try await RegistrationTests.make()
+        try await broker.withClient { client in
+            let instance = try await InstanceFlows.register(client, broker: broker)
+            let answer = try await InstanceFlows.browserSignIn(client, clientId: instance.clientId)
+            let sso = try #require(answer.cookies["idc_sso"])
+            let location = try #require(answer.location)
+            let code = try #require(queryItems(location)["code"])
+            let tokens = try await client.postForm("/oauth/token", [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.nativeRedirect),
+                ("client_id", instance.clientId), ("code_verifier", Flows.verifier)], headers: instance.basic).json
+            #expect(try await InstanceFlows.relogin(client, instance).status == .ok)
+            // The environment's own app joins the same sign-in through SSO.
+            let silent = try await client.get("/oauth/auth?" + formEncode([
+                ("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
+                ("prompt", "none"), ("code_challenge", Flows.challenge), ("code_challenge_method", "S256")]),
+                headers: [.cookie: "idc_sso=\(sso)"])
+            let silentLocation = try #require(silent.location)
+            let appCode = try #require(queryItems(silentLocation)["code"])
+            let app = try await client.postForm("/oauth/token", [
+                ("grant_type", "authorization_code"), ("code", appCode), ("redirect_uri", TestBroker.redirect),
+                ("client_id", TestBroker.appKey), ("code_verifier", Flows.verifier)]).json
+            let appAccess = try #require(app["access_token"] as? String)
+
+            let revoke = try await client.postForm("/oauth/revoke", [("token", tokens["refresh_token"] as! String)], headers: instance.basic)
+            #expect(revoke.status == .ok)
+            #expect(try await Flows.validate(client, tokens["access_token"] as! String).status == .unauthorized)
+            let relogin = try await InstanceFlows.relogin(client, instance)
+            #expect(relogin.status == .badRequest && relogin.json["error"] as? String == "invalid_grant")
+            #expect(try await Flows.validate(client, appAccess).status == .ok)
+        }
+    }
+
     @Test("discovery advertises client_credentials and the registration endpoint")
     func discovery() async throws {
         let broker = try await RegistrationTests.make()

@@ -68,6 +68,21 @@ struct RevocationScopeTests {
         }
     }
 
+    @Test("a reused refresh token revokes that app's family only")
+    func reuse() async throws {
+        let broker = try await TestBroker.make(files: SSOAndLogoutTests.files)
+        try await broker.withClient { client in
+            let (one, two, _) = try await Self.twoApps(client)
+            let stolen = one["refresh_token"] as! String
+            let rotated = try await Self.refresh(client, "kid_one", stolen)
+            #expect(rotated.status == .ok)
+            broker.clock.advance(11)  // past the 10 s retry grace
+            #expect(try await Self.refresh(client, "kid_one", stolen).status == .badRequest)
+            #expect(try await !Self.alive(client, rotated.json))
+            #expect(try await Self.alive(client, two))
+        }
+    }
+
     @Test("a replayed code revokes what that code issued, not the other app's tokens")
     func codeReplay() async throws {
         let broker = try await TestBroker.make(files: SSOAndLogoutTests.files)

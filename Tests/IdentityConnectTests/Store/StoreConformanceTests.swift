@@ -147,6 +147,7 @@ struct StoreConformanceTests {
           arguments: StoreBackend.allCases)
     func familyScopedRevocation(_ backend: StoreBackend) async throws {
         let store = try await backend.open()
+        let window = Self.now.addingTimeInterval(-3600)
         try await store.insertSession(Self.session("s1"))
         try await store.insertSession(Self.session("s2"))
         try await store.insertFamily(Self.family("f1", session: "s1", refresh: "r1"))
@@ -155,17 +156,35 @@ struct StoreConformanceTests {
         try await store.insertFamily(other)
         other.id = "f3"; other.sessionId = "s2"; other.refreshHash = "r3"
         try await store.insertFamily(other)
-        try await store.revokeFamily(id: "f1", at: Self.now)
-        #expect(try await !store.endSessionIfUnused(id: "s1", at: Self.now))
+        #expect(try await store.revokeFamily(id: "f1", at: Self.now))
+        #expect(try await !store.revokeFamily(id: "not-yet-inserted", at: Self.now))
+        #expect(try await !store.endSessionIfUnused(id: "s1", at: Self.now, issuedAfter: window))
         #expect(try await store.session(id: "s1")?.revokedAt == nil)
         #expect(try await store.revokeFamilies(clientId: "dyn~CSI~x", at: Self.now).sorted() == ["s1", "s2"])
         #expect(try await store.family(id: "f3")?.revokedAt == Self.now)
         #expect(try await store.revokeFamilies(clientId: "dyn~CSI~x", at: Self.now).isEmpty)
-        #expect(try await store.endSessionIfUnused(id: "s1", at: Self.now))
+        #expect(try await store.endSessionIfUnused(id: "s1", at: Self.now, issuedAfter: window))
         let ended = try #require(try await store.session(id: "s1"))
         #expect(ended.revokedAt == Self.now && ended.sealedUpstream == nil)
-        #expect(try await !store.endSessionIfUnused(id: "s1", at: Self.now.addingTimeInterval(5)))
+        #expect(try await !store.endSessionIfUnused(id: "s1", at: Self.now.addingTimeInterval(5), issuedAfter: window))
         #expect(try await store.session(id: "s1")?.revokedAt == Self.now)
+
+        // A family without a refresh token keeps the session while its access token may be valid.
+        try await store.insertSession(Self.session("s3"))
+        try await store.insertFamily(Self.family("f4", session: "s3", refresh: nil))
+        #expect(try await !store.endSessionIfUnused(id: "s3", at: Self.now, issuedAfter: window))
+        #expect(try await store.endSessionIfUnused(id: "s3", at: Self.now, issuedAfter: Self.now.addingTimeInterval(1)))
+        // A family whose refresh token expired and whose last issuance is old does not.
+        try await store.insertSession(Self.session("s4"))
+        try await store.insertFamily(Self.family("f5", session: "s4", refresh: "r5"))
+        let later = Self.now.addingTimeInterval(7201)
+        #expect(try await store.endSessionIfUnused(id: "s4", at: later, issuedAfter: later.addingTimeInterval(-3600)))
+        // A replayed code whose first redemption has not stored its family yet ends the whole session.
+        try await store.insertSession(Self.session("s5"))
+        try await store.insertFamily(Self.family("f6", session: "s5", refresh: "r6"))
+        #expect(try await AppRevocation(store: store, accessTokenWindow: 3600).revokeFamily("minting", sessionId: "s5", at: Self.now))
+        #expect(try await store.session(id: "s5")?.revokedAt == Self.now)
+        #expect(try await store.family(id: "f6")?.revokedAt == Self.now)
         try await store.close()
     }
 

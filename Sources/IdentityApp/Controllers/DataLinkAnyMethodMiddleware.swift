@@ -1,0 +1,20 @@
+import Hummingbird
+
+/// Completes the gateway's `ANY /datalink/{name}/{path...}` (SPEC §5): the router matches
+/// methods one by one, so a request under `/datalink/` with a method no route names (WebDAV's
+/// PROPFIND, REPORT, PURGE, …) would be a 404. Added to the router after every route, this
+/// middleware wraps only the router's not-found answer: such requests are forwarded like any
+/// other, everything else stays a 404.
+struct DataLinkAnyMethodMiddleware: RouterMiddleware {
+    let controller: DataLinkController
+
+    func handle(_ request: Request, context: AppRequestContext,
+                next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path.hasPrefix("/datalink/") else { return try await next(request, context) }
+        let parts = path.split(separator: "/")
+        guard parts.count >= 2 else { return try await next(request, context) }
+        context.coreContext.endpointPath.value = "/datalink/{name}/**"
+        return try await controller.forward(request, context, name: String(parts[1]), rest: Array(parts.dropFirst(2)))
+    }
+}
