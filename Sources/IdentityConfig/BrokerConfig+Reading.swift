@@ -14,7 +14,14 @@ struct BrokerConfigReader {
         config.server = top.section("server") { reader in
             ServerSettings(issuer: reader.url("issuer")?.absoluteString.trimmingTrailingSlash,
                            host: reader.string("host"),
-                           port: reader.positiveInt("port"))
+                           port: reader.positiveInt("port"),
+                           trustedProxies: (reader.strings("trustedProxies") ?? []).compactMap { text in
+                               guard let range = IPAddressRange(text) else {
+                                   reader.problem("trustedProxies", "'\(text)' is not an IP address or CIDR block")
+                                   return nil
+                               }
+                               return range
+                           })
         } ?? ServerSettings()
         if let port = config.server.port, port > 65535 { top.problem("server", "port must be at most 65535") }
         config.storage = top.string("storage")

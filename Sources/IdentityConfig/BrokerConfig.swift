@@ -31,11 +31,14 @@ public struct ServerSettings: Sendable {
     public var issuer: String?
     public var host: String?
     public var port: Int?
+    /// Reverse proxies whose `X-Forwarded-For` is believed (login throttling by address).
+    public var trustedProxies: [IPAddressRange]
 
-    public init(issuer: String? = nil, host: String? = nil, port: Int? = nil) {
+    public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = []) {
         self.issuer = issuer
         self.host = host
         self.port = port
+        self.trustedProxies = trustedProxies
     }
 }
 

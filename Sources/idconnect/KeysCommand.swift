@@ -49,6 +49,8 @@ struct VaultCommand: AsyncParsableCommand {
                                                      registry: ConnectorCatalog.registry, logger: logger)
             let result = try await tools.rotateVault()
             print("Vault rotation to key '\(tools.vault.activeKeyId)': \(result).")
+            // Short-lived values are left to expire rather than re-sealed (see README, Vault).
+            print("Keep the old key in vault.keys for another 10 minutes: sign-ins in progress and one-time css values still use it.")
         }
     }
 }

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import IdentityCore
 import OAuthEngine
@@ -9,6 +10,19 @@ struct AppServices: Sendable {
     /// Cookies get `Secure` when the issuer is https.
     var secureCookies: Bool { engine.issuer.lowercased().hasPrefix("https://") }
     var issuer: String { engine.issuer }
+
+    /// The client's address for throttling: the TCP peer, or, when the peer is one of
+    /// `server.trustedProxies`, the first untrusted hop of `X-Forwarded-For`.
+    func clientAddress(_ request: Request, _ context: AppRequestContext) -> String? {
+        let trusted = engine.state.config.server.trustedProxies
+        guard !trusted.isEmpty else { return context.remoteAddress }
+        return ClientAddress.resolve(peer: context.remoteAddress, forwardedFor: request.headers[values: .xForwardedFor],
+                                     trusted: trusted)
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }
 
 /// Registers `routes` bare and under `/v1`, `/v2`, `/v3` (SPEC §3: the Kinvey SDKs use all of them).

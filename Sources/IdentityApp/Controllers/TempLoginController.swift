@@ -46,7 +46,7 @@ struct TempLoginController {
         }
         do {
             switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken,
-                                                                clientAddress: context.remoteAddress) {
+                                                                clientAddress: services.clientAddress(request, context)) {
             case .redirect(let location):
                 return Responses.redirect(location)
             case .signedIn(let completion):
