@@ -48,6 +48,7 @@ enum ADPeer {
         \(service("corp", url ?? "", auth: true, "nestedGroups: true"))
         \(service("userbind", url ?? "", auth: false, "memberOf: true"))
         \(service("secure", ldapsURL ?? "", auth: true, "caFile: \"\(caFile ?? "")\""))
+        \(service("starttls", url ?? "", auth: true, "startTls: true, caFile: \"\(caFile ?? "")\""))
         """
         return files
     }
@@ -108,6 +109,31 @@ struct ActiveDirectoryTests {
             let token = try await ADPeer.passwordGrant(client, username, password)
             #expect(token.status == .badRequest)
             #expect(token.json["error"] as? String == "access_denied")
+        }
+    }
+
+    @Test("StartTLS on the plain port: the DC's certificate is checked against caFile, then alice signs in")
+    func startTLS() async throws {
+        let broker = try await TestBroker.make(files: ADPeer.files(), registry: LDAPPeer.registry)
+        try await broker.withClient { client in
+            let signIn = try await ADPeer.passwordGrant(client, "alice", "alicepw", service: "starttls")
+            #expect(signIn.status == .ok, "\(signIn.text)")
+            let access = try #require(signIn.json["access_token"] as? String)
+            #expect(try await Flows.validate(client, access).json["id"] as? String != nil)
+        }
+    }
+
+    @Test("filter and DN injection through every username form is refused by the DC path, never a match, never a 5xx",
+          arguments: ["*", "a*", "*)(sAMAccountName=*", "alice)(|(objectClass=*", "alice*)", "CORP\\*", "*@corp.example.org",
+                      "alice\u{0}", "alice,DC=corp", "\\2a", "(&)", String(repeating: "a", count: 600)])
+    func injection(username: String) async throws {
+        let broker = try await TestBroker.make(files: ADPeer.files(), registry: LDAPPeer.registry)
+        try await broker.withClient { client in
+            for service in ["corp", "userbind"] {
+                let answer = try await ADPeer.passwordGrant(client, username, "alicepw", service: service)
+                #expect(answer.status.code < 500, "\(service): \(answer.status)")
+                #expect(answer.json["access_token"] == nil, "\(service) signed in with \(username.debugDescription)")
+            }
         }
     }
 
