@@ -36,6 +36,8 @@ func bootstrapLogging() -> Logger {
     let environment = ProcessInfo.processInfo.environment
     let level = environment["IDCONNECT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
     let text = environment["IDCONNECT_LOG_FORMAT"] == "text"
+    // Log lines are written from a thread of their own; whatever is still queued goes out at exit.
+    atexit { LogWriter.standardError.flush(timeout: 2) }
     LoggingSystem.bootstrap { label in
         if text {
             var handler = StreamLogHandler.standardError(label: label)
