@@ -123,16 +123,18 @@ struct ActiveDirectoryTests {
         }
     }
 
-    @Test("filter and DN injection through every username form is refused by the DC path, never a match, never a 5xx",
-          arguments: ["*", "a*", "*)(sAMAccountName=*", "alice)(|(objectClass=*", "alice*)", "CORP\\*", "*@corp.example.org",
-                      "alice\u{0}", "alice,DC=corp", "\\2a", "(&)", String(repeating: "a", count: 600)])
-    func injection(username: String) async throws {
+    @Test("filter and DN injection through every username form is refused by the DC path, never a match, never a 5xx")
+    func injection() async throws {
+        let usernames = ["*", "a*", "*)(sAMAccountName=*", "alice)(|(objectClass=*", "alice*)", "CORP\\*", "*@corp.example.org",
+                         "alice\u{0}", "alice,DC=corp", "\\2a", "(&)", String(repeating: "a", count: 600)]
         let broker = try await TestBroker.make(files: ADPeer.files(), registry: LDAPPeer.registry)
         try await broker.withClient { client in
-            for service in ["corp", "userbind"] {
-                let answer = try await ADPeer.passwordGrant(client, username, "alicepw", service: service)
-                #expect(answer.status.code < 500, "\(service): \(answer.status)")
-                #expect(answer.json["access_token"] == nil, "\(service) signed in with \(username.debugDescription)")
+            for username in usernames {
+                for service in ["corp", "userbind"] {
+                    let answer = try await ADPeer.passwordGrant(client, username, "alicepw", service: service)
+                    #expect(answer.status.code < 500, "\(service) \(username.debugDescription): \(answer.status)")
+                    #expect(answer.json["access_token"] == nil, "\(service) signed in with \(username.debugDescription)")
+                }
             }
         }
     }
