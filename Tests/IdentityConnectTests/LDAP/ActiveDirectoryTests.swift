@@ -18,9 +18,12 @@ enum ADPeer {
 
     static var smbConf: String? { environment["IDCONNECT_AD_SMBCONF"] }
 
-    /// Runs samba-tool against the DC's own database (user create / disable / delete).
-    static func sambaTool(_ arguments: [String]) throws {
-        let status = try LDAPPeer.run("samba-tool", arguments + ["-s", smbConf ?? ""])
+    /// Runs samba-tool against the DC's own database (user create / disable / delete), off the
+    /// cooperative pool: it takes seconds, and blocking one of the two cooperative threads that
+    /// long stalled every other test in the process past its HTTP read timeout.
+    static func sambaTool(_ arguments: [String]) async throws {
+        let smbConf = smbConf ?? ""
+        let status = try await offCooperativePool { try LDAPPeer.run("samba-tool", arguments + ["-s", smbConf]) }
         #expect(status == 0, "samba-tool \(arguments) failed with \(status)")
     }
 
@@ -156,7 +159,7 @@ struct ActiveDirectoryRecheckTests {
     @Test("an account disabled or deleted in AD ends the session at the next re-check", arguments: ["disable", "delete"])
     func recheck(change: String) async throws {
         let user = "tmp\(change)\(UUID().uuidString.prefix(6).lowercased())"
-        try ADPeer.sambaTool(["user", "create", user, "tmppw", "--mail-address=\(user)@corp.example.org"])
+        try await ADPeer.sambaTool(["user", "create", user, "tmppw", "--mail-address=\(user)@corp.example.org"])
         let clock = ManualClock(Date())
         let broker = try await TestBroker.make(files: ADPeer.files(recheck: 60), registry: LDAPPeer.registry, clock: clock)
         try await broker.withClient { client in
@@ -165,13 +168,13 @@ struct ActiveDirectoryRecheckTests {
             let access = try #require(signIn.json["access_token"] as? String)
             clock.advance(61)
             #expect(try await Flows.validate(client, access).status == .ok)
-            try ADPeer.sambaTool(["user", change, user])
+            try await ADPeer.sambaTool(["user", change, user])
             #expect(try await Flows.validate(client, access).status == .ok)   // within the re-check interval
             clock.advance(61)
             let after = try await Flows.validate(client, access)
             #expect(after.status == .unauthorized)
             #expect(after.json["error"] as? String == "invalid_token")
         }
-        if change == "disable" { try? ADPeer.sambaTool(["user", "delete", user]) }
+        if change == "disable" { try? await ADPeer.sambaTool(["user", "delete", user]) }
     }
 }

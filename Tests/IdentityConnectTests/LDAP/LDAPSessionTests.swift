@@ -80,8 +80,8 @@ struct LDAPSessionTests {
         let env = ["LDAP_DIR": directory, "LDAP_PORT": "10489", "LDAPS_PORT": "10736"]
         let start = LDAPPeer.repository.appendingPathComponent("scripts/peers/ldap-start.sh").path
         let stop = LDAPPeer.repository.appendingPathComponent("scripts/peers/ldap-stop.sh").path
-        _ = LDAPPeer.runScript(stop, environment: env)   // one left over by an interrupted run
-        try #require(LDAPPeer.runScript(start, environment: env) == 0)
+        _ = await LDAPPeer.runScriptOffPool(stop, environment: env)   // one left over by an interrupted run
+        try #require(await LDAPPeer.runScriptOffPool(start, environment: env) == 0)
         defer {
             _ = LDAPPeer.runScript(stop, environment: env)
             try? FileManager.default.removeItem(atPath: directory)
@@ -102,7 +102,7 @@ struct LDAPSessionTests {
             #expect(rechecked.status == .ok)
             #expect((rechecked.json["groups"] as? [String])?.contains("admins") == true)
 
-            try #require(LDAPPeer.runScript(stop, environment: env) == 0)
+            try #require(await LDAPPeer.runScriptOffPool(stop, environment: env) == 0)
             clock.advance(61)
             let down = try await Flows.validate(client, access)
             #expect(down.status == .serviceUnavailable)
@@ -114,7 +114,7 @@ struct LDAPSessionTests {
             #expect(loginDown.status == .serviceUnavailable)
             #expect(loginDown.json["error"] as? String == "temporarily_unavailable")
 
-            try #require(LDAPPeer.runScript(start, ["--restart"], environment: env) == 0)
+            try #require(await LDAPPeer.runScriptOffPool(start, ["--restart"], environment: env) == 0)
             let back = try await Flows.validate(client, access)
             #expect(back.status == .ok)
             let refreshed = try await refreshGrant(client, refresh)
@@ -123,8 +123,8 @@ struct LDAPSessionTests {
             #expect(try await LDAPPeer.passwordGrant(client, "bob", "bobpw").status == .ok)
 
             // A restart nobody noticed: the pooled connections are dead; the next sign-in replaces them.
-            try #require(LDAPPeer.runScript(stop, environment: env) == 0)
-            try #require(LDAPPeer.runScript(start, ["--restart"], environment: env) == 0)
+            try #require(await LDAPPeer.runScriptOffPool(stop, environment: env) == 0)
+            try #require(await LDAPPeer.runScriptOffPool(start, ["--restart"], environment: env) == 0)
             #expect(try await LDAPPeer.passwordGrant(client, "bob", "bobpw").status == .ok)
         }
     }

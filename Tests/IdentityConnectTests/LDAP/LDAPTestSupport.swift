@@ -102,6 +102,13 @@ enum LDAPPeer {
         return process.terminationStatus
     }
 
+    /// `runScript` on a thread of its own, for async tests: the test process has one cooperative
+    /// thread per core, and a script that takes seconds (starting slapd) blocking one of them
+    /// stalled every other test running meanwhile.
+    static func runScriptOffPool(_ path: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) async -> Int32 {
+        (try? await offCooperativePool { runScript(path, arguments, environment: extra) }) ?? -1
+    }
+
     /// Runs a peer script with default signal dispositions and an empty signal mask. (Foundation's
     /// Process passes on the test process's blocked signals; a slapd started that way ignores SIGTERM.)
     static func runScript(_ path: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) -> Int32 {
@@ -143,4 +150,12 @@ func jwtPayload(_ token: String) -> [String: Any] {
     guard parts.count == 3, let data = Base64URL.decode(String(parts[1])),
           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
     return object
+}
+
+/// Runs blocking work (waiting for a child process) on a thread of its own and resumes the task
+/// when it is done, so the cooperative pool keeps serving the other tests meanwhile.
+func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
 }
