@@ -50,9 +50,6 @@ public final class LogWriter: Sendable {
         }
     }
 
-    /// Lines dropped since the last notice was written.
-    public var droppedCount: Int { state.withLock { $0.dropped } }
-
     /// Waits up to `timeout` until everything queued has been written (at exit, in tests).
     @discardableResult
     public func flush(timeout: TimeInterval = 5) -> Bool {
