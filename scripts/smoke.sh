@@ -11,6 +11,9 @@ base="http://127.0.0.1:$port"
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 fail() { echo "smoke: FAIL: $*" >&2; echo "--- server log ---" >&2; tail -20 "$work/serve.log" >&2 || true; exit 1; }
+# Runs a command and looks for a fixed string in all of its output. Not `cmd | grep -q`: grep
+# stops reading at the first match, and under pipefail the writer's SIGPIPE then fails the check.
+output_has() { local text=$1 out; shift; out=$("$@") && grep -qF -- "$text" <<<"$out"; }
 
 "$bin" config check >/dev/null || fail "config check on the shipped console-config"
 mkdir -p "$work/bad" && printf 'environments:\n  - appKey: k\n    typo: 1\n' > "$work/bad/x.yaml"
@@ -22,7 +25,7 @@ cp -r console-config "$work/config"
 "$bin" serve --config "$work/config" --port "$port" --issuer "$base" --storage "sqlite:$work/data/idconnect.sqlite" >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do curl -fs "$base/.well-known/openid-configuration" >/dev/null 2>&1 && break; sleep 0.1; done
-curl -fs "$base/.well-known/jwks.json" | grep -q '"kty":"RSA"' || fail "jwks"
+output_has '"kty":"RSA"' curl -fs "$base/.well-known/jwks.json" || fail "jwks"
 
 redirect="http://localhost:3000/callback"
 temp=$(curl -fs -X POST "$base/oauth/auth" -d client_id=kid_demo -d "redirect_uri=$redirect" -d response_type=code \
@@ -34,14 +37,14 @@ case "$location" in "$redirect?code="*) ;; *) fail "temp login redirect: $locati
 code="${location##*code=}"
 tokens=$(curl -fs -u kid_demo:demo-app-secret-change-me "$base/v3/oauth/token" \
   -d grant_type=authorization_code -d "code=$code" -d "redirect_uri=$redirect" -d client_id=kid_demo) || fail "code exchange"
-echo "$tokens" | grep -q '"access_token"' || fail "no access token"
+grep -q '"access_token"' <<<"$tokens" || fail "no access token"
 grep -q '"refresh_token"' <<<"$tokens" || fail "no refresh token"
 access=$(python3 -c 'import sys, json; print(json.load(sys.stdin)["access_token"])' <<<"$tokens")
 refresh=$(python3 -c 'import sys, json; print(json.load(sys.stdin)["refresh_token"])' <<<"$tokens")
-curl -fs "$base/oauth/validate?access_token=$access" | grep -q '"id":"alice"' || fail "validate"
+output_has '"id":"alice"' curl -fs "$base/oauth/validate?access_token=$access" || fail "validate"
 curl -fs "$base/healthz" >/dev/null || fail "healthz"
 curl -fs "$base/readyz" >/dev/null || fail "readyz"
-curl -fs "$base/metrics" | grep -q 'idconnect_logins_total{connector="static",outcome="success"}' || fail "metrics"
+output_has 'idconnect_logins_total{connector="static",outcome="success"}' curl -fs "$base/metrics" || fail "metrics"
 
 # SIGHUP: a bad file is rejected and the broker keeps serving; a good one takes effect.
 printf 'environments:\n  - appKey: broken\n    typo: 1\n' > "$work/config/environments/broken.yaml"
@@ -54,7 +57,7 @@ grep -q "configuration reloaded" "$work/serve.log" || fail "good reload not repo
 
 # keys rotate: the running broker publishes both keys after SIGHUP-independent maintenance or restart;
 # here we check the command itself and that the old token still validates.
-"$bin" keys rotate --config "$work/config" --storage "sqlite:$work/data/idconnect.sqlite" | grep -q "New active signing key" || fail "keys rotate"
+output_has "New active signing key" "$bin" keys rotate --config "$work/config" --storage "sqlite:$work/data/idconnect.sqlite" || fail "keys rotate"
 curl -fs "$base/oauth/validate?access_token=$access" >/dev/null || fail "old token after key rotation"
 
 for secret in "$code" "$access" "$refresh" wonderland demo-app-secret-change-me; do

@@ -23,7 +23,7 @@ extension BrokerEngine {
             if let issuedFamily {
                 try await revokeFamily(issuedFamily, sessionId: used.sessionId, at: now)
             } else {
-                try await guarded("revoke replayed code") { try await appRevocation.endSessionIfUnused(used.sessionId, at: now) }
+                _ = try await guarded("revoke replayed code") { try await appRevocation.endSessionIfUnused(used.sessionId, at: now) }
             }
             logger.warning("authorization code replayed; its tokens were revoked", metadata: ["client": "\(client.clientId)"])
             throw OAuthError.invalidGrant("The authorization code was already used.")
