@@ -21,6 +21,11 @@ public protocol AuthorizationCodeStore: Sendable {
 /// Sign-in sessions and their sealed upstream tokens.
 public protocol SessionStore: Sendable {
     func insertSession(_ session: LoginSession) async throws
+    /// Finishes a sign-in in one transaction: removes the pending authorization (when
+    /// `pendingIdHash` is given), stores the session and its first authorization code. Returns
+    /// false, storing nothing, when the pending authorization was already gone — so exactly one
+    /// of two concurrent completions of one sign-in wins. One write instead of three per login.
+    func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?) async throws -> Bool
     func session(id: String) async throws -> LoginSession?
     /// Ends the session and every family in it.
     func revokeSession(id: String, at date: Date) async throws

@@ -15,6 +15,31 @@ extension PostgresStore: SessionStore {
             """)
     }
 
+    /// One statement, so one round trip: the pending authorization is deleted, and only if it was
+    /// there (or none was named) are the session and the code inserted.
+    public func completeSignIn(session: LoginSession, code: AuthorizationCode,
+                               consumingPending pendingIdHash: String?) async throws -> Bool {
+        let attributes = try encode(session.attributes)
+        let codeData = try encode(code)
+        let consume = pendingIdHash != nil
+        return try await rows("""
+            WITH consumed AS (
+                DELETE FROM pending_authorizations WHERE \(consume) AND id_hash = \(pendingIdHash ?? "") RETURNING 1
+            ), new_session AS (
+                INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
+                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
+                SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
+                    \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
+                    \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version)
+                WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
+                RETURNING 1
+            )
+            INSERT INTO authorization_codes (code_hash, data, expires_at)
+            SELECT \(code.hash), \(codeData), \(code.expiresAt.pg) WHERE EXISTS (SELECT 1 FROM new_session)
+            RETURNING 1
+            """).count == 1
+    }
+
     public func session(id: String) async throws -> LoginSession? {
         guard let row = try await rows("SELECT \(unescaped: Self.sessionColumns) FROM sessions WHERE id = \(id)").first else {
             return nil

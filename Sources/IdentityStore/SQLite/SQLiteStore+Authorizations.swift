@@ -26,20 +26,26 @@ extension SQLiteStore: PendingAuthorizationStore {
     }
 
     public func consumePending(idHash: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM pending_authorizations WHERE id_hash = ?", arguments: [idHash])
-            return db.changesCount == 1
-        }
+        try await pool.write { db in try Self.deletePending(idHash: idHash, in: db) }
+    }
+
+    /// Deletes the pending authorization; whether it was there.
+    static func deletePending(idHash: String, in db: Database) throws -> Bool {
+        try db.execute(sql: "DELETE FROM pending_authorizations WHERE id_hash = ?", arguments: [idHash])
+        return db.changesCount == 1
     }
 }
 
 extension SQLiteStore: AuthorizationCodeStore {
     public func insertCode(_ code: AuthorizationCode) async throws {
         let data = try encode(code)
-        try await pool.write { db in
-            try db.execute(sql: "INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (?, ?, ?)",
-                           arguments: [code.hash, data, code.expiresAt.sql])
-        }
+        try await pool.write { db in try Self.insert(code, data: data, in: db) }
+    }
+
+    /// The code row (`data` is the encoded code), inside whatever transaction `db` is in.
+    static func insert(_ code: AuthorizationCode, data: Data, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (?, ?, ?)",
+                       arguments: [code.hash, data, code.expiresAt.sql])
     }
 
     public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {

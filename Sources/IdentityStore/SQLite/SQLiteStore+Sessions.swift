@@ -5,15 +5,30 @@ import IdentityCore
 extension SQLiteStore: SessionStore {
     public func insertSession(_ session: LoginSession) async throws {
         let attributes = try encode(session.attributes)
-        try await pool.write { db in
-            try db.execute(sql: """
-                INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
-                                 attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
-                                 session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
-                                 session.revokedAt?.sql, session.version])
+        try await pool.write { db in try Self.insert(session, attributes: attributes, in: db) }
+    }
+
+    /// The session row, inside whatever transaction `db` is in.
+    static func insert(_ session: LoginSession, attributes: Data, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
+                             attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
+                             session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
+                             session.revokedAt?.sql, session.version])
+    }
+
+    public func completeSignIn(session: LoginSession, code: AuthorizationCode,
+                               consumingPending pendingIdHash: String?) async throws -> Bool {
+        let attributes = try encode(session.attributes)
+        let codeData = try encode(code)
+        return try await pool.write { db in
+            if let pendingIdHash, try !Self.deletePending(idHash: pendingIdHash, in: db) { return false }
+            try Self.insert(session, attributes: attributes, in: db)
+            try Self.insert(code, data: codeData, in: db)
+            return true
         }
     }
 

@@ -48,28 +48,52 @@ extension BrokerEngine {
     /// Returns the redirect URL with `code` as the last parameter.
     public func completeSignIn(pendingId: String, pending: PendingAuthorization, client: ResolvedClient,
                                identity: ConnectorIdentity) async throws -> SignInCompletion {
-        guard try await store.consumePending(idHash: Secrets.hash(pendingId)) else {
-            throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
-        }
-        return try await completeConsumed(pending: pending, client: client, identity: identity)
+        try await finishSignIn(pending: pending, consumingPending: Secrets.hash(pendingId), client: client, identity: identity)
     }
 
     /// Starts the session and issues the code for a pending authorization already consumed.
     func completeConsumed(pending: PendingAuthorization, client: ResolvedClient,
                           identity: ConnectorIdentity) async throws -> SignInCompletion {
-        let session = try await createSession(identity: identity, client: client)
-        return SignInCompletion(redirect: try await issueCode(for: pending, session: session, client: client), session: session)
+        try await finishSignIn(pending: pending, consumingPending: nil, client: client, identity: identity)
+    }
+
+    /// The pending authorization (if not consumed yet), the session and the code go to storage in
+    /// one write; an app instance is bound afterwards, and if that is refused the new session is
+    /// ended (its code was never shown to anyone).
+    private func finishSignIn(pending: PendingAuthorization, consumingPending pendingIdHash: String?,
+                              client: ResolvedClient, identity: ConnectorIdentity) async throws -> SignInCompletion {
+        try checkInstanceCanBind(client)
+        let session = try makeSession(identity: identity, client: client)
+        let (code, record) = makeCode(for: pending, session: session, client: client)
+        guard try await store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {
+            throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
+        }
+        do {
+            try await bindInstance(client, to: session)
+        } catch {
+            try? await store.revokeSession(id: session.id, at: clock.now())
+            throw error
+        }
+        return SignInCompletion(redirect: RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]),
+                                session: session)
     }
 
     /// Issues an authorization code for `session` and builds the redirect back to the client.
     public func issueCode(for pending: PendingAuthorization, session: LoginSession, client: ResolvedClient) async throws -> String {
         try await bindInstance(client, to: session)
+        let (code, record) = makeCode(for: pending, session: session, client: client)
+        try await store.insertCode(record)
+        return RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)])
+    }
+
+    /// A new code for `session` (returned once, in the redirect) and what is stored of it.
+    private func makeCode(for pending: PendingAuthorization, session: LoginSession,
+                          client: ResolvedClient) -> (code: String, record: AuthorizationCode) {
         let now = clock.now()
         let code = Secrets.randomToken()
-        try await store.insertCode(AuthorizationCode(
+        return (code, AuthorizationCode(
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
             createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl))))
-        return RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)])
     }
 }

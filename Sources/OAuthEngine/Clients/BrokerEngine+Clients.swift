@@ -64,15 +64,21 @@ extension BrokerEngine {
     /// moves it to the new session, a different user is refused (SPEC §3.8).
     func bindInstance(_ client: ResolvedClient, to session: LoginSession) async throws {
         guard let instance = client.instance else { return }
+        try checkInstanceCanBind(client)
         let now = clock.now()
-        if instance.boundSubject == nil, now.timeIntervalSince(instance.createdAt) > Self.unboundInstanceLifetime {
-            // Housekeeping removes it soon; until then it must not be bound either (SPEC §3.8).
-            throw OAuthError(.accessDenied, "This app instance was not signed in to within an hour of its registration; register it again.")
-        }
         let bound = try await store.bindRegisteredClient(id: instance.clientId, subject: session.subject,
                                                          sessionId: session.id, at: now)
         guard bound else {
             throw OAuthError(.accessDenied, "This app instance is registered to another user.")
         }
+    }
+
+    /// Refuses an app instance that was never signed in to and is past its first hour (before
+    /// anything is stored for a sign-in that could not bind it).
+    func checkInstanceCanBind(_ client: ResolvedClient) throws {
+        guard let instance = client.instance, instance.boundSubject == nil,
+              clock.now().timeIntervalSince(instance.createdAt) > Self.unboundInstanceLifetime else { return }
+        // Housekeeping removes it soon; until then it must not be bound either (SPEC §3.8).
+        throw OAuthError(.accessDenied, "This app instance was not signed in to within an hour of its registration; register it again.")
     }
 }

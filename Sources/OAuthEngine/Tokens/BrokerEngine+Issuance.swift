@@ -11,6 +11,13 @@ extension BrokerEngine {
 
     /// Starts a sign-in session for what the connector returned; the upstream token is sealed.
     public func createSession(identity: ConnectorIdentity, client: ResolvedClient) async throws -> LoginSession {
+        let session = try makeSession(identity: identity, client: client)
+        try await store.insertSession(session)
+        return session
+    }
+
+    /// The session for what the connector returned, not stored yet; the upstream token is sealed.
+    func makeSession(identity: ConnectorIdentity, client: ResolvedClient) throws -> LoginSession {
         let now = clock.now()
         let id = Secrets.randomToken(bytes: 24)
         let service = client.service
@@ -21,13 +28,11 @@ extension BrokerEngine {
             return try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), binding)
         }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
-        let session = LoginSession(
+        return LoginSession(
             id: id, subject: SubjectIdentifier.make(namespace: namespace, userId: identity.userId),
             userId: identity.userId, appKey: client.appKey, authServiceId: service.id,
             attributes: identity.attributes, sealedUpstream: sealed, upstreamExpiresAt: identity.upstream?.expiresAt,
             authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
-        try await store.insertSession(session)
-        return session
     }
 
     /// Creates token family `familyId` for `client` in `session` and mints its first tokens:
