@@ -53,9 +53,14 @@ public enum BrokerBootstrap {
         }
     }
 
+    /// Loads the configuration, opens storage and the vault, loads the signing keys (making the
+    /// first one with `generateSigningKey` when storage has none) and builds the engine. Tests
+    /// that start many brokers pass a generator that reuses key material: RSA generation is the
+    /// costliest step of a start.
     public static func prepare(options: ServeOptions, registry: ConnectorRegistry,
                                clock: any BrokerClock = SystemClock(),
                                environment: [String: String] = ProcessInfo.processInfo.environment,
+                               generateSigningKey: @escaping @Sendable (JWSAlgorithm) throws -> SigningKey = SigningKey.generate,
                                logger: Logger) async throws -> PreparedBroker {
         let (config, directory) = try loadConfig(directory: options.configDirectory, registry: registry,
                                                  issuer: options.issuer, environment: environment, clock: clock, logger: logger)
@@ -64,7 +69,8 @@ public enum BrokerBootstrap {
         let vault = try openVault(config: config, storage: settings.storage, logger: logger)
         let keys = try await SigningKeyRing.load(
             store: store, vault: vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
-            clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
+            clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool(),
+            generate: generateSigningKey)
         let metrics = MetricsRegistry()
         let engine = BrokerEngine(issuer: settings.issuer,
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),

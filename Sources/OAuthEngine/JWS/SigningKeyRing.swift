@@ -26,13 +26,15 @@ public final class SigningKeyRing: Sendable {
     /// Loads the keys from storage, generating and storing an active key of `algorithm` when
     /// there is none (first start, or the configured algorithm changed). Keys of another
     /// algorithm are retired and stay published for `retention` seconds.
+    /// `generate` makes the new key (on `blocking`); the default is a fresh random key.
     public static func load(store: any SigningKeyStore, vault: Vault, algorithm: JWSAlgorithm,
                             clock: any BrokerClock, retention: TimeInterval,
-                            blocking: any BlockingWorkRunner) async throws -> SigningKeyRing {
+                            blocking: any BlockingWorkRunner,
+                            generate: @escaping @Sendable (JWSAlgorithm) throws -> SigningKey = SigningKey.generate) async throws -> SigningKeyRing {
         let now = clock.now()
         var stored = try await store.signingKeys()
         if !stored.contains(where: { $0.retiredAt == nil && $0.algorithm == algorithm.rawValue }) {
-            let generated = try await blocking.run { try SigningKey.generate(algorithm) }
+            let generated = try await blocking.run { try generate(algorithm) }
             try await store.insertSigningKey(StoredSigningKey(
                 kid: generated.kid, algorithm: algorithm.rawValue,
                 sealedPrivateKey: try vault.seal(generated.pem, binding(kid: generated.kid)), createdAt: now))

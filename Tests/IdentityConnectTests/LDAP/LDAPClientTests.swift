@@ -51,7 +51,7 @@ struct LDAPClientTests {
     func hangingDirectory() async throws {
         let listener = try SilentListener()
         let pool = LDAPConnectionPool(server: LDAPServer(url: "ldap://127.0.0.1:\(listener.port)", connectTimeoutMs: 500,
-                                                         operationTimeoutMs: 700), blocking: BlockingPool())
+                                                         operationTimeoutMs: 700), blocking: OwnThreadRunner())
         let started = ContinuousClock.now
         let error = await ldapError { try await pool.withConnection { try $0.bind(LDAPCredentials(dn: "cn=x", password: "y")) } }
         #expect(error?.isConnectionProblem == true, "\(String(describing: error))")

@@ -159,3 +159,11 @@ func offCooperativePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }
+
+/// A blocking-work runner that gives every call a thread of its own: for tests that time one
+/// blocking call and must not count its wait behind other tests' work in the shared pool.
+struct OwnThreadRunner: BlockingWorkRunner {
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await offCooperativePool(work)
+    }
+}

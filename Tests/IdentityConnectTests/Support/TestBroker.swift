@@ -86,7 +86,8 @@ struct TestBroker {
             options: ServeOptions(configDirectory: configDirectory.path,
                                   storage: "sqlite:\(directory.appendingPathComponent("data/broker.sqlite").path)"),
             registry: registry, clock: clock,
-            environment: ["TEST_APP_SECRET": appSecret].merging(environment) { $1 }, logger: logger)
+            environment: ["TEST_APP_SECRET": appSecret].merging(environment) { $1 },
+            generateSigningKey: TestSigningKeys.make, logger: logger)
         return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared)
     }
 
@@ -108,7 +109,8 @@ struct TestBroker {
         let prepared = try await BrokerBootstrap.prepare(
             options: ServeOptions(configDirectory: configDirectory.path, storage: "sqlite:\(databasePath)"),
             registry: registry, clock: clock,
-            environment: ["TEST_APP_SECRET": Self.appSecret].merging(environment) { $1 }, logger: logger)
+            environment: ["TEST_APP_SECRET": Self.appSecret].merging(environment) { $1 },
+            generateSigningKey: TestSigningKeys.make, logger: logger)
         return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, ownsDirectory: false)
     }
 
