@@ -20,13 +20,10 @@ enum SampleAuthLink {
         // A port the kernel reports free: a random one could be the local port of one of the many
         // outgoing connections other suites hold at the same time (the sample then cannot bind).
         let port = try await freeLoopbackPort()
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--port", "\(port)", "--users", root.appendingPathComponent("Connectors/AuthLinkSample/users.json").path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
+        let process = try ChildProcess.spawn(binary.path, ["--port", "\(port)", "--users",
+                                                           root.appendingPathComponent("Connectors/AuthLinkSample/users.json").path],
+                                             keepStderr: false)
+        defer { process.terminate() }
         let url = "http://127.0.0.1:\(port)"
         // Up to 30 s: on a loaded CI machine a debug binary can take several seconds to listen.
         var listening = false

@@ -86,20 +86,7 @@ enum LDAPPeer {
     /// Runs a command (ldapdelete, the peer scripts) and returns its exit status.
     @discardableResult
     static func run(_ command: String, _ arguments: [String], environment extra: [String: String] = [:], input: String? = nil) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        let pipe = Pipe()
-        if input != nil { process.standardInput = pipe }
-        try process.run()
-        if let input {
-            pipe.fileHandleForWriting.write(Data(input.utf8))
-            try pipe.fileHandleForWriting.close()
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ChildProcess.run("/usr/bin/env", [command] + arguments, environment: extra, input: input)
     }
 
     /// `runScript` on a thread of its own, for async tests: the test process has one cooperative
@@ -109,32 +96,9 @@ enum LDAPPeer {
         (try? await offCooperativePool { runScript(path, arguments, environment: extra) }) ?? -1
     }
 
-    /// Runs a peer script with default signal dispositions and an empty signal mask. (Foundation's
-    /// Process passes on the test process's blocked signals; a slapd started that way ignores SIGTERM.)
+    /// Runs a peer script and waits for it; its exit status, -1 when it could not start.
     static func runScript(_ path: String, _ arguments: [String] = [], environment extra: [String: String] = [:]) -> Int32 {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, path, &actions, &attributes, argv, envp) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (status >> 8) & 0xFF
+        (try? ChildProcess.run(path, arguments, environment: extra)) ?? -1
     }
 
     /// Changes the directory as its administrator (ldapmodify / ldapdelete).

@@ -14,13 +14,10 @@ struct TestKeyPair: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["req", "-x509"] + type + ["-nodes", "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=\(name)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try! process.run()
-        process.waitUntilExit()
+        let status = try! ChildProcess.run("/usr/bin/openssl", ["req", "-x509"] + type + ["-nodes", "-keyout", key, "-out", certificate,
+                                                                                      "-days", "2", "-subj", "/CN=\(name)"],
+                                           keepStderr: false)
+        precondition(status == 0, "openssl req failed for \(name) with status \(status)")
         return TestKeyPair(privateKeyPEM: try! String(contentsOfFile: key, encoding: .utf8),
                            certificatePEM: try! String(contentsOfFile: certificate, encoding: .utf8))
     }
