@@ -100,6 +100,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]
 )

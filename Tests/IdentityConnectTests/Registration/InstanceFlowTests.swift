@@ -148,6 +148,9 @@ struct InstanceFlowTests {
             let location = try #require(bob.location)
             #expect(queryItems(location)["error"] == "access_denied")
             #expect(queryItems(location)["code"] == nil)
+            // The session bob's refused sign-in started is ended with the refusal, not left behind.
+            #expect(try broker.liveSessionCount(userId: "bob") == 0)
+            #expect(try broker.liveSessionCount(userId: "alice") == 1)
 
             // The auth service allows TestBroker.redirect, the instance's statement does not: no redirect at all.
             let foreign = try await client.get(InstanceFlows.authorizeQuery(clientId: instance.clientId, redirect: TestBroker.redirect,

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import IdentityApp
@@ -115,6 +116,17 @@ struct TestBroker {
     }
 
     var databasePath: String { directory.appendingPathComponent("data/broker.sqlite").path }
+
+    /// How many sessions of `userId` are not revoked, read straight from the SQLite file: no
+    /// store API lists a user's sessions, and a test must see one left behind.
+    func liveSessionCount(userId: String) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(path: databasePath, configuration: configuration)
+        return try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions WHERE user_id = ? AND revoked_at IS NULL", arguments: [userId]) ?? 0
+        }
+    }
     var configDirectory: URL { directory.appendingPathComponent("config") }
 
     /// Replaces (or adds) one config file.
