@@ -64,7 +64,7 @@ extension BrokerEngine {
                               client: ResolvedClient, identity: ConnectorIdentity) async throws -> SignInCompletion {
         try checkInstanceCanBind(client)
         let session = try makeSession(identity: identity, client: client)
-        let (code, record) = makeCode(for: pending, session: session, client: client)
+        let (redirect, record) = makeCode(for: pending, session: session, client: client)
         guard try await store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {
             throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
         }
@@ -74,24 +74,24 @@ extension BrokerEngine {
             try? await store.revokeSession(id: session.id, at: clock.now())
             throw error
         }
-        return SignInCompletion(redirect: RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]),
-                                session: session)
+        return SignInCompletion(redirect: redirect, session: session)
     }
 
     /// Issues an authorization code for `session` and builds the redirect back to the client.
     public func issueCode(for pending: PendingAuthorization, session: LoginSession, client: ResolvedClient) async throws -> String {
         try await bindInstance(client, to: session)
-        let (code, record) = makeCode(for: pending, session: session, client: client)
+        let (redirect, record) = makeCode(for: pending, session: session, client: client)
         try await store.insertCode(record)
-        return RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)])
+        return redirect
     }
 
-    /// A new code for `session` (returned once, in the redirect) and what is stored of it.
+    /// A new code for `session`: the redirect back to the client carrying it (`code` last, the
+    /// only place the code itself appears) and what is stored of it.
     private func makeCode(for pending: PendingAuthorization, session: LoginSession,
-                          client: ResolvedClient) -> (code: String, record: AuthorizationCode) {
+                          client: ResolvedClient) -> (redirect: String, record: AuthorizationCode) {
         let now = clock.now()
         let code = Secrets.randomToken()
-        return (code, AuthorizationCode(
+        return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]), AuthorizationCode(
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
             createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl))))
