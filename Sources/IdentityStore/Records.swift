@@ -23,7 +23,10 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var nonce: String?
     public var codeChallenge: String?
     public var mode: Mode
-    public var csrfHash: String?
+    /// Hash of the browser binding cookie of the browser that started it (SPEC §9.4, §9.10): the
+    /// login form, the upstream callback and the SAML ACS finish it only in that browser, and only
+    /// that browser gets the SSO cookie. Nil for the API-mode temp login URI.
+    public var browserHash: String?
     public var prompt: String?
     public var loginHint: String?
     public var createdAt: Date
@@ -35,7 +38,7 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var lastError: String?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
-                state: String?, nonce: String?, codeChallenge: String?, mode: Mode, csrfHash: String? = nil,
+                state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,
                 prompt: String? = nil, loginHint: String? = nil, createdAt: Date, expiresAt: Date,
                 upstreamState: Data? = nil, failedAttempts: Int = 0, lastError: String? = nil) {
         self.clientId = clientId
@@ -47,7 +50,7 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
         self.nonce = nonce
         self.codeChallenge = codeChallenge
         self.mode = mode
-        self.csrfHash = csrfHash
+        self.browserHash = browserHash
         self.prompt = prompt
         self.loginHint = loginHint
         self.createdAt = createdAt
@@ -108,14 +111,20 @@ public struct LoginSession: Sendable, Equatable {
     public var authTime: Date
     public var createdAt: Date
     /// After this the session is over whatever happens (longest refresh TTL, SAML session end).
+    /// New refresh tokens move it out, never past `maxExpiresAt`.
     public var expiresAt: Date
+    /// The absolute end: sign-in + `sessionMaxAge`, or earlier when the identity source ends its
+    /// session sooner (SAML `SessionNotOnOrAfter`). Nothing extends a session past it. Nil only
+    /// for sessions stored before the bound existed.
+    public var maxExpiresAt: Date?
     public var revokedAt: Date?
     /// Bumped on every upstream update, for compare-and-swap.
     public var version: Int
 
     public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
                 attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
-                authTime: Date, createdAt: Date, expiresAt: Date, revokedAt: Date? = nil, version: Int = 0) {
+                authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
+                version: Int = 0) {
         self.id = id
         self.subject = subject
         self.userId = userId
@@ -127,6 +136,7 @@ public struct LoginSession: Sendable, Equatable {
         self.authTime = authTime
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.maxExpiresAt = maxExpiresAt
         self.revokedAt = revokedAt
         self.version = version
     }
@@ -153,10 +163,13 @@ public struct TokenFamily: Sendable, Equatable {
     public var rotatedAt: Date?
     /// The sealed token response of the last rotation.
     public var graceResponse: Data?
+    /// The client proved its secret when the family was issued: its refresh tokens then need the
+    /// same client authentication again (a stolen refresh token alone is not enough).
+    public var clientAuthenticated: Bool
 
     public init(id: String, sessionId: String, clientId: String, scope: String, nonce: String?, createdAt: Date,
                 revokedAt: Date? = nil, refreshHash: String?, refreshExpiresAt: Date?, previousRefreshHash: String? = nil,
-                rotatedAt: Date? = nil, graceResponse: Data? = nil) {
+                rotatedAt: Date? = nil, graceResponse: Data? = nil, clientAuthenticated: Bool = false) {
         self.id = id
         self.sessionId = sessionId
         self.clientId = clientId
@@ -169,6 +182,7 @@ public struct TokenFamily: Sendable, Equatable {
         self.previousRefreshHash = previousRefreshHash
         self.rotatedAt = rotatedAt
         self.graceResponse = graceResponse
+        self.clientAuthenticated = clientAuthenticated
     }
 }
 

@@ -13,6 +13,9 @@ public protocol PendingAuthorizationStore: Sendable {
 /// Authorization codes: single use, atomically.
 public protocol AuthorizationCodeStore: Sendable {
     func insertCode(_ code: AuthorizationCode) async throws
+    /// The code as stored, used or not, without touching it: the token endpoint checks the client,
+    /// the redirect URI and PKCE first, so that a failed attempt does not burn the code.
+    func code(hash: String) async throws -> AuthorizationCode?
     /// Marks the code used and records `familyId` as the family its tokens will belong to, in one
     /// step; exactly one concurrent caller sees `.redeemed`, the others get that family id back.
     func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption
@@ -132,6 +135,38 @@ public protocol OneTimeGrantStore: Sendable {
     func takeOneTimeGrant(hash: String) async throws -> (sealed: Data, expiresAt: Date)?
 }
 
+/// One counter of the throttle: a hashed key, how many attempts its window allows, and the
+/// spacing enforced once the limit is reached (SPEC §3.7, §9.6, §9.13).
+public struct ThrottleRule: Sendable, Equatable {
+    /// `Secrets.hash` of the key (username, address, token), so stored keys have a fixed size and
+    /// reveal nothing.
+    public var keyHash: String
+    public var limit: Int
+    public var window: TimeInterval
+    public var spacing: TimeInterval
+
+    public init(keyHash: String, limit: Int, window: TimeInterval, spacing: TimeInterval) {
+        self.keyHash = keyHash
+        self.limit = limit
+        self.window = window
+        self.spacing = spacing
+    }
+}
+
+/// Attempt counters shared by every broker instance: login throttling, registration and
+/// authorization-request rate limits.
+public protocol ThrottleStore: Sendable {
+    /// Checks and counts one attempt in a single atomic statement: allowed (and counted) while the
+    /// key has fewer than `limit` attempts in its window, or its last attempt is at least
+    /// `spacing` old; otherwise nothing changes and it returns false.
+    func throttleAttempt(_ rule: ThrottleRule, at date: Date) async throws -> Bool
+    /// A success: clears the counter `reset` (the username) and takes back one attempt of
+    /// `release` (the address, so that many people behind one address are not held back).
+    func throttleSucceeded(reset: String?, release: String?) async throws
+    /// Keeps at most `maxRows` counters, dropping those attempted longest ago.
+    func capThrottle(maxRows: Int) async throws
+}
+
 /// Health and housekeeping.
 public protocol MaintenanceStore: Sendable {
     /// Cheap round trip to the database, for `/readyz`.
@@ -148,4 +183,4 @@ public protocol StorageUnavailable: Error {}
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
-    & RegisteredClientStore & OneTimeGrantStore & MaintenanceStore
+    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & MaintenanceStore

@@ -78,6 +78,18 @@ enum PostgresMigrations {
         ]),
         // Deleting an app instance revokes its families wherever they are.
         ("v4-families-by-client", ["CREATE INDEX token_families_client ON token_families (client_id)"]),
+        // Sessions get an absolute end (sessionMaxAge, SAML SessionNotOnOrAfter); families remember
+        // whether the client authenticated; throttling is shared by every instance.
+        ("v5-security", [
+            "ALTER TABLE sessions ADD COLUMN max_expires_at DOUBLE PRECISION",
+            "ALTER TABLE token_families ADD COLUMN client_authenticated BOOLEAN NOT NULL DEFAULT FALSE",
+            """
+            CREATE TABLE throttle (
+                key_hash TEXT PRIMARY KEY, window_start DOUBLE PRECISION NOT NULL, count INTEGER NOT NULL,
+                last_attempt DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL)
+            """,
+            "CREATE INDEX throttle_expiry ON throttle (expires_at)",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -11,7 +11,7 @@ import PostgresNIO
 /// - `sslmode` — `disable`; `prefer` (default: TLS when the server offers it, certificate not
 ///   checked — as libpq's `prefer`, so a stock server with a self-signed certificate works);
 ///   `require` (TLS, and the server certificate is checked against the system trust store and the
-///   host name — stricter than libpq's `require`); `verify-full` is an alias of `require`.
+///   host name — stricter than libpq's `require`); `verify-full` and `verify-ca` are aliases of `require`.
 public struct PostgresSettings: Sendable, Equatable {
     public var host: String
     public var port: Int
@@ -22,6 +22,8 @@ public struct PostgresSettings: Sendable, Equatable {
     public var statementTimeout: Int
     public var connectTimeout: Int
     public var sslMode: SSLMode
+    /// `sslmode` as written in the URL (`prefer` when absent).
+    public var sslModeName: String
 
     public enum SSLMode: String, Sendable, Equatable { case disable, prefer, require }
 
@@ -47,6 +49,7 @@ public struct PostgresSettings: Sendable, Equatable {
         statementTimeout = 5
         connectTimeout = 5
         sslMode = .prefer
+        sslModeName = "prefer"
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
@@ -54,11 +57,12 @@ public struct PostgresSettings: Sendable, Equatable {
             case "statement_timeout": statementTimeout = try Self.positive(value, name: "statement_timeout", maximum: 3600)
             case "connect_timeout": connectTimeout = try Self.positive(value, name: "connect_timeout", maximum: 600)
             case "sslmode":
-                let mode = value == "verify-full" ? "require" : value
+                let mode = value == "verify-full" || value == "verify-ca" ? "require" : value
                 guard let parsed = SSLMode(rawValue: mode) else {
-                    throw Invalid(description: "storage URL: sslmode must be disable, prefer, require or verify-full (got \(value))")
+                    throw Invalid(description: "storage URL: sslmode must be disable, prefer, require, verify-ca or verify-full (got \(value))")
                 }
                 sslMode = parsed
+                sslModeName = value
             default:
                 throw Invalid(description: "storage URL: unknown parameter \(item.name) (known: pool, statement_timeout, connect_timeout, sslmode)")
             }
@@ -70,6 +74,21 @@ public struct PostgresSettings: Sendable, Equatable {
             throw Invalid(description: "storage URL: \(name) must be a whole number from 1 to \(maximum) (got \(text))")
         }
         return value
+    }
+
+    /// A warning when the database is on another machine and the URL does not ask for a
+    /// verified connection (SPEC §9.16): without `sslmode=verify-full` (or `verify-ca`) a reader
+    /// of the URL cannot tell that nobody on the path can read or change what the broker stores.
+    /// Nil on loopback or with verify-full / verify-ca.
+    public var unverifiedRemoteWarning: String? {
+        guard sslModeName != "verify-full", sslModeName != "verify-ca", !Self.isLoopback(host) else { return nil }
+        return "PostgreSQL at \(location) is reached with sslmode=\(sslModeName); use sslmode=verify-full "
+            + "(or verify-ca) for a database on another host"
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.") || bare.hasPrefix("/")
     }
 
     /// `host:port/database`, for messages.

@@ -35,6 +35,11 @@ extension PostgresStore: AuthorizationCodeStore {
             """)
     }
 
+    public func code(hash: String) async throws -> AuthorizationCode? {
+        guard let row = try await rows("SELECT data FROM authorization_codes WHERE code_hash = \(hash)").first else { return nil }
+        return try decode(AuthorizationCode.self, row.decode(Data.self))
+    }
+
     /// A conditional `UPDATE`: concurrent redemptions queue on the row lock and re-check
     /// `used_at IS NULL` after the winner commits, so exactly one sees its row come back.
     public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {

@@ -8,10 +8,11 @@ extension PostgresStore: SessionStore {
         let attributes = try encode(session.attributes)
         _ = try await rows("""
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
             VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                 \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
-                \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version))
+                \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
+                \(session.maxExpiresAt?.pg))
             """)
     }
 
@@ -27,10 +28,11 @@ extension PostgresStore: SessionStore {
                 DELETE FROM pending_authorizations WHERE \(consume) AND id_hash = \(pendingIdHash ?? "") RETURNING 1
             ), new_session AS (
                 INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
+                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
                 SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                     \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
-                    \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version)
+                    \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
+                    \(session.maxExpiresAt?.pg)
                 WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
                 RETURNING 1
             )
@@ -50,7 +52,7 @@ extension PostgresStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
         """
 
     /// Maps `sessionColumns` starting at column `offset`.
@@ -67,6 +69,7 @@ extension PostgresStore: SessionStore {
             authTime: Date(timeIntervalSince1970: try row[offset + 8].decode(Double.self)),
             createdAt: Date(timeIntervalSince1970: try row[offset + 9].decode(Double.self)),
             expiresAt: Date(timeIntervalSince1970: try row[offset + 10].decode(Double.self)),
+            maxExpiresAt: Date(pg: try row[offset + 13].decode(Double?.self)),
             revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self))
     }
 
@@ -97,15 +100,13 @@ extension PostgresStore: TokenFamilyStore {
         try await transaction { [logger] connection in
             try await connection.query("""
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response)
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated)
                 VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
                     \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
-                    \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse))
+                    \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated))
                 """, logger: logger)
             if let expiry = family.refreshExpiresAt {
-                try await connection.query("""
-                    UPDATE sessions SET expires_at = GREATEST(expires_at, \(expiry.pg)) WHERE id = \(family.sessionId)
-                    """, logger: logger)
+                try await connection.query(Self.extendSession(to: expiry, sessionId: family.sessionId), logger: logger)
             }
         }
     }
@@ -157,9 +158,7 @@ extension PostgresStore: TokenFamilyStore {
                     ON CONFLICT (token_hash) DO NOTHING
                     """, logger: logger)
             }
-            try await connection.query("""
-                UPDATE sessions SET expires_at = GREATEST(expires_at, \(expiresAt.pg)) WHERE id = \(sessionId)
-                """, logger: logger)
+            try await connection.query(Self.extendSession(to: expiresAt, sessionId: sessionId), logger: logger)
             return true
         }
     }
@@ -188,10 +187,19 @@ extension PostgresStore: TokenFamilyStore {
             """).count == 1
     }
 
+    /// A new refresh token moves the session's end out to its expiry, never past the session's
+    /// absolute end (`sessionMaxAge`, the identity source's own session end).
+    static func extendSession(to expiry: Date, sessionId: String) -> PostgresQuery {
+        """
+        UPDATE sessions SET expires_at = GREATEST(expires_at, LEAST(\(expiry.pg), COALESCE(max_expires_at, 1e15)))
+        WHERE id = \(sessionId)
+        """
+    }
+
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated
         """
 
     /// A column list with every column prefixed by a table alias, for joins.
@@ -211,6 +219,7 @@ extension PostgresStore: TokenFamilyStore {
             revokedAt: Date(pg: try row[offset + 6].decode(Double?.self)), refreshHash: try row[offset + 7].decode(String?.self),
             refreshExpiresAt: Date(pg: try row[offset + 8].decode(Double?.self)),
             previousRefreshHash: try row[offset + 9].decode(String?.self),
-            rotatedAt: Date(pg: try row[offset + 10].decode(Double?.self)), graceResponse: try row[offset + 11].decode(Data?.self))
+            rotatedAt: Date(pg: try row[offset + 10].decode(Double?.self)), graceResponse: try row[offset + 11].decode(Data?.self),
+            clientAuthenticated: try row[offset + 12].decode(Bool.self))
     }
 }

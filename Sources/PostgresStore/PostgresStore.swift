@@ -213,6 +213,7 @@ extension PostgresStore: MaintenanceStore {
             "DELETE FROM revoked_access_tokens WHERE expires_at < \(now) RETURNING 1",
             "DELETE FROM sso_sessions WHERE expires_at < \(now) RETURNING 1",
             "DELETE FROM one_time_grants WHERE expires_at < \(now) RETURNING 1",
+            "DELETE FROM throttle WHERE expires_at < \(now) RETURNING 1",
         ]
         var removed = 0
         for query in counted { removed += try await rows(query).count }

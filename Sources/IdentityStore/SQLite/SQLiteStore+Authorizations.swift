@@ -48,6 +48,13 @@ extension SQLiteStore: AuthorizationCodeStore {
                        arguments: [code.hash, data, code.expiresAt.sql])
     }
 
+    public func code(hash: String) async throws -> AuthorizationCode? {
+        let data = try await pointRead { db in
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM authorization_codes WHERE code_hash = ?"), arguments: [hash])
+        }
+        return try data.map { try decode(AuthorizationCode.self, $0) }
+    }
+
     public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {
         let row = try await pool.write { db -> (Data, Bool, String?)? in
             try db.execute(sql: """

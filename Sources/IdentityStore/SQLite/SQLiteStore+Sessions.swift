@@ -12,12 +12,12 @@ extension SQLiteStore: SessionStore {
     static func insert(_ session: LoginSession, attributes: Data, in db: Database) throws {
         try db.execute(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
-                             session.revokedAt?.sql, session.version])
+                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql])
     }
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode,
@@ -42,7 +42,7 @@ extension SQLiteStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
         """
 
     /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
@@ -56,7 +56,7 @@ extension SQLiteStore: SessionStore {
             authTime: Date(timeIntervalSince1970: row[offset + 8]),
             createdAt: Date(timeIntervalSince1970: row[offset + 9]),
             expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
-            revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12])
+            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12])
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -96,15 +96,14 @@ extension SQLiteStore: TokenFamilyStore {
         try await pool.write { db in
             try db.execute(sql: """
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
                                  family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
                                  family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
-                                 family.graceResponse])
+                                 family.graceResponse, family.clientAuthenticated])
             if let expiry = family.refreshExpiresAt {
-                try db.execute(sql: "UPDATE sessions SET expires_at = MAX(expires_at, ?) WHERE id = ?",
-                               arguments: [expiry.sql, family.sessionId])
+                try db.execute(sql: Self.extendSessionSQL, arguments: [expiry.sql, family.sessionId])
             }
         }
     }
@@ -148,10 +147,8 @@ extension SQLiteStore: TokenFamilyStore {
                 try db.execute(sql: "INSERT OR IGNORE INTO retired_refresh_tokens (token_hash, family_id) VALUES (?, ?)",
                                arguments: [previous, familyId])
             }
-            try db.execute(sql: """
-                UPDATE sessions SET expires_at = MAX(expires_at, ?)
-                WHERE id = (SELECT session_id FROM token_families WHERE id = ?)
-                """, arguments: [expiresAt.sql, familyId])
+            let sessionId = try String.fetchOne(db, sql: "SELECT session_id FROM token_families WHERE id = ?", arguments: [familyId])
+            try db.execute(sql: Self.extendSessionSQL, arguments: [expiresAt.sql, sessionId])
             return true
         }
     }
@@ -187,10 +184,16 @@ extension SQLiteStore: TokenFamilyStore {
         }
     }
 
+    /// A new refresh token moves the session's end out to its expiry, never past the session's
+    /// absolute end (`sessionMaxAge`, the identity source's own session end).
+    static let extendSessionSQL = """
+        UPDATE sessions SET expires_at = MAX(expires_at, MIN(?, COALESCE(max_expires_at, 1e15))) WHERE id = ?
+        """
+
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated
         """
 
     /// `familyColumns` with a table alias, for joins.
@@ -208,6 +211,6 @@ extension SQLiteStore: TokenFamilyStore {
             nonce: row[offset + 4], createdAt: Date(timeIntervalSince1970: row[offset + 5]),
             revokedAt: Date(sql: row[offset + 6]), refreshHash: row[offset + 7],
             refreshExpiresAt: Date(sql: row[offset + 8]), previousRefreshHash: row[offset + 9],
-            rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11])
+            rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11], clientAuthenticated: row[offset + 12])
     }
 }

@@ -15,9 +15,12 @@ public final class SQLiteStore: Sendable {
     let decoder = JSONDecoder()
 
     /// Opens (creating directories and the file as needed) and migrates the database at `path`.
+    /// The directory it creates is the broker's alone (0700) and the database with its `-wal` and
+    /// `-shm` files are readable by the broker's user only (0600, SPEC §9.16): sessions hold
+    /// personal data. SQLite gives the journal files the database file's mode.
     public init(path: String) throws {
         let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Self.preparePrivateFiles(url)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.maximumReaderCount = 8
@@ -59,6 +62,25 @@ public final class SQLiteStore: Sendable {
     /// The synchronous read (a plain function, so the async overload of `unsafeRead` is not picked).
     private func readOnCallersThread<T>(_ block: (Database) throws -> T) throws -> T {
         try pointReaders.unsafeRead(block)
+    }
+
+    /// Creates the directory (0700) and the empty database file (0600) when missing, and takes
+    /// group and other permissions away from existing files of the database.
+    static func preparePrivateFiles(_ url: URL) throws {
+        let files = FileManager.default
+        let directory = url.deletingLastPathComponent()
+        if !files.fileExists(atPath: directory.path) {
+            try files.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if !files.fileExists(atPath: url.path) {
+            guard files.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+            }
+        }
+        for suffix in ["", "-wal", "-shm"] where files.fileExists(atPath: url.path + suffix) {
+            let mode = (try? files.attributesOfItem(atPath: url.path + suffix)[.posixPermissions] as? Int) ?? 0
+            if mode & 0o077 != 0 { try files.setAttributes([.posixPermissions: mode & 0o700], ofItemAtPath: url.path + suffix) }
+        }
     }
 
     static var migrator: DatabaseMigrator {
@@ -129,6 +151,19 @@ public final class SQLiteStore: Sendable {
             // Deleting an app instance revokes its families wherever they are.
             try db.execute(sql: "CREATE INDEX token_families_client ON token_families(client_id)")
         }
+        migrator.registerMigration("v7-security") { db in
+            // Sessions get an absolute end (sessionMaxAge, SAML SessionNotOnOrAfter); families
+            // remember whether the client authenticated; throttling moves into storage so that it
+            // is atomic and shared by every instance.
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN max_expires_at REAL;
+                ALTER TABLE token_families ADD COLUMN client_authenticated INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE throttle (
+                    key_hash TEXT PRIMARY KEY NOT NULL, window_start REAL NOT NULL, count INTEGER NOT NULL,
+                    last_attempt REAL NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX throttle_expiry ON throttle(expires_at);
+                """)
+        }
         return migrator
     }
 
@@ -170,6 +205,8 @@ extension SQLiteStore: MaintenanceStore {
             try db.execute(sql: "DELETE FROM sessions WHERE expires_at < ?", arguments: [now])
             removed += db.changesCount
             try db.execute(sql: "DELETE FROM signing_keys WHERE remove_after IS NOT NULL AND remove_after < ?", arguments: [now])
+            removed += db.changesCount
+            try db.execute(sql: "DELETE FROM throttle WHERE expires_at < ?", arguments: [now])
             removed += db.changesCount
             return removed
         }

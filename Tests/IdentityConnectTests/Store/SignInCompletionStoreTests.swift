@@ -12,7 +12,7 @@ struct SignInCompletionStoreTests {
     static func pending() -> PendingAuthorization {
         PendingAuthorization(clientId: "kid", appKey: "kid", authServiceId: "svc", redirectURI: "https://a/cb",
                              scope: "openid", state: "s", nonce: nil, codeChallenge: "c", mode: .api,
-                             csrfHash: nil, createdAt: now, expiresAt: now.addingTimeInterval(60))
+                             browserHash: nil, createdAt: now, expiresAt: now.addingTimeInterval(60))
     }
 
     static func code(_ hash: String, session: String) -> AuthorizationCode {

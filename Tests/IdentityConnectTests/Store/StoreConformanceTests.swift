@@ -56,7 +56,7 @@ struct StoreConformanceTests {
         let store = try await backend.open()
         let pending = PendingAuthorization(clientId: "kid", appKey: "kid", authServiceId: "svc", redirectURI: "https://a/cb",
                                            scope: "openid", state: "s", nonce: nil, codeChallenge: "c", mode: .browser,
-                                           csrfHash: "h", createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(60))
+                                           browserHash: "h", createdAt: Self.now, expiresAt: Self.now.addingTimeInterval(60))
         try await store.insertPending(pending, idHash: "p1")
         #expect(try await store.pending(idHash: "p1") == pending)
         var updated = pending
