@@ -52,7 +52,7 @@ public struct AuthLinkService: Sendable {
 
     private func answer<Context: RequestContext>(_ request: Request, _ context: Context,
                                                  _ handle: ([String: JSONValue]) async throws -> AuthLinkResult?) async throws -> Response {
-        if let sharedSecret, request.headers[HTTPField.Name("X-Auth-Key")!] != sharedSecret {
+        if let sharedSecret, !Secrets.constantTimeEquals(request.headers[HTTPField.Name("X-Auth-Key")!] ?? "", sharedSecret) {
             return Self.response(AuthLinkResult.failed("The X-Auth-Key header is missing or wrong.").wire)
         }
         var request = request

@@ -54,6 +54,19 @@ public final class LDAPHandle: @unchecked Sendable {
         boundDN = credentials.dn
     }
 
+    /// The identity the server says this connection is bound as (LDAP "Who am I?", RFC 4532):
+    /// `dn:<DN>` (OpenLDAP) or `u:<DOMAIN>\<name>` (Active Directory); nil when the server does not
+    /// support the operation or answers with an empty (anonymous) identity.
+    public func whoAmI() throws -> String? {
+        var authzid: UnsafeMutablePointer<berval>?
+        let status = ldap_whoami_s(ld, &authzid, nil, nil)
+        defer { if let authzid { ber_bvfree(authzid) } }
+        if status == LDAP_PROTOCOL_ERROR || status == LDAP_UNWILLING_TO_PERFORM || status == LDAP_NOT_SUPPORTED { return nil }
+        try check(status, "who am I")
+        guard let value = authzid?.pointee, value.bv_len > 0, let bytes = value.bv_val else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: bytes, count: Int(value.bv_len)), as: UTF8.self)
+    }
+
     /// Binds as `credentials` unless this connection is already bound as that DN.
     public func ensureBound(_ credentials: LDAPCredentials) throws {
         if boundDN != credentials.dn { try bind(credentials) }

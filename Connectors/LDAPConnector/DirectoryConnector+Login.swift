@@ -25,16 +25,34 @@ extension DirectoryConnector {
         return refusal == nil ? found! : .rejected(LoginRejection(.invalidCredentials))
     }
 
-    /// `active-directory`: bind as the UPN or `DOMAIN\user` (AD checks the password and the account
-    /// state, answering with a data code), then read the account and refuse disabled ones.
+    /// `active-directory`: AD checks the password and the account state, answering a refused
+    /// bind with a data code. With a service account the account is found first (by
+    /// `sAMAccountName` or `userPrincipalName`) and its DN binds, so the account whose attributes
+    /// are used is by construction the one that proved the password (SPEC §9.17); without one,
+    /// the user binds as the UPN or `DOMAIN\user`, the account is read on that connection and
+    /// confirmed (Who am I?, or a bind as the DN read). Disabled accounts are refused.
     func activeDirectoryLogin(username: String, password: String) async throws -> Verdict {
         guard let login = ActiveDirectory.login(for: username, domain: options.domain, netbiosDomain: options.netbiosDomain) else {
             return .rejected(LoginRejection(.invalidCredentials))
         }
         let filter = "(&(objectClass=user)\(login.lookupFilter)\(options.userFilter))"
-        let verdict = try await bindThenRead(bindName: login.bindName, password: password, base: options.baseDn ?? "",
-                                             scope: .subtree, filter: filter, username: username) { error in
+        let base = options.baseDn ?? ""
+        let refusal: @Sendable (LDAPError) -> LoginRejection = { error in
             ActiveDirectory.rejection(forDataCode: ActiveDirectory.dataCode(in: error.diagnostic))
+        }
+        let verdict: Verdict
+        if options.service != nil {
+            let found = try await withService { [self] handle -> Verdict? in
+                let entries = try findUsers(handle, base: base, scope: .subtree, filter: filter)
+                guard entries.count == 1, let entry = entries.first else { return nil }
+                return .found(entry, groups: try groupNames(handle, entry: entry, username: username))
+            }
+            guard case .found(let entry, _) = found else { return .rejected(LoginRejection(.invalidCredentials)) }
+            let error = try await bindPool.withConnection { [self] handle in try bindUser(handle, dn: entry.dn, password: password) }
+            verdict = error.map { .rejected(refusal($0)) } ?? found!
+        } else {
+            verdict = try await bindThenRead(bindName: login.bindName, password: password, base: base,
+                                             scope: .subtree, filter: filter, username: username, refusal: refusal)
         }
         if case .found(let entry, _) = verdict, ActiveDirectory.isDisabled(entry) {
             return .rejected(LoginRejection(.accountDisabled))
@@ -43,23 +61,43 @@ extension DirectoryConnector {
     }
 
     /// Binds as the user, then reads the account and its groups: with the service account when
-    /// there is one, otherwise as the user on the same connection.
+    /// there is one, otherwise as the user on the same connection. The account read must be the
+    /// one that bound (SPEC §9.17): the server's "Who am I?" answer for the user's connection is
+    /// compared with the entry found, and a mismatch is refused like a wrong password.
     private func bindThenRead(bindName: String, password: String, base: String, scope: LDAPScope, filter: String,
                               username: String, refusal: @escaping @Sendable (LDAPError) -> LoginRejection) async throws -> Verdict {
-        let read: @Sendable (LDAPHandle) throws -> Verdict = { [self] handle in
+        let read: @Sendable (LDAPHandle, String?) throws -> Verdict = { [self] handle, boundAs in
             let entries = try findUsers(handle, base: base, scope: scope, filter: filter)
             guard entries.count == 1, let entry = entries.first else { return .rejected(LoginRejection(.invalidCredentials)) }
+            guard DirectoryIdentity.matches(boundAs, entry: entry, kind: options.kind, userIdAttribute: options.userIdAttribute) else {
+                logger.notice("the bound directory account is not the account found for the username; sign-in refused")
+                return .rejected(LoginRejection(.invalidCredentials))
+            }
             return .found(entry, groups: try groupNames(handle, entry: entry, username: username))
         }
         if options.service == nil {
             return try await bindPool.withConnection { [self] handle in
                 if let error = try bindUser(handle, dn: bindName, password: password) { return .rejected(refusal(error)) }
-                return try read(handle)
+                let boundAs = try handle.whoAmI()
+                let verdict = try read(handle, boundAs)
+                // Without a Who-am-I answer (Samba has none) the password must also bind the DN read.
+                if boundAs == nil, case .found(let entry, _) = verdict,
+                   DirectoryIdentity.normalizedDN(entry.dn) != DirectoryIdentity.normalizedDN(bindName),
+                   try bindUser(handle, dn: entry.dn, password: password) != nil {
+                    logger.notice("the bound directory account is not the account found for the username; sign-in refused")
+                    return .rejected(LoginRejection(.invalidCredentials))
+                }
+                return verdict
             }
         }
-        let error = try await bindPool.withConnection { [self] handle in try bindUser(handle, dn: bindName, password: password) }
-        if let error { return .rejected(refusal(error)) }
-        return try await withService(read)
+        let bound = try await bindPool.withConnection { [self] handle -> Result<String?, LDAPError> in
+            if let error = try bindUser(handle, dn: bindName, password: password) { return .failure(error) }
+            return .success(try handle.whoAmI())
+        }
+        switch bound {
+        case .failure(let error): return .rejected(refusal(error))
+        case .success(let boundAs): return try await withService { handle in try read(handle, boundAs) }
+        }
     }
 
     /// Binds as a user. Returns the refusal (wrong password, account state) as a value; throws

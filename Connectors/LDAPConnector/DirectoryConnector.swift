@@ -46,6 +46,15 @@ final class DirectoryConnector: PasswordConnector, RefreshingConnector {
         }
     }
 
+    /// AD accepts `CORP\alice`, `alice@corp.example.org` and `alice` for one account: failed
+    /// attempts count against the account name, whichever spelling was typed.
+    func accountName(for username: String) -> String {
+        guard options.kind == .activeDirectory else { return username }
+        if let slash = username.lastIndex(of: "\\") { return String(username[username.index(after: slash)...]) }
+        if let at = username.firstIndex(of: "@") { return String(username[..<at]) }
+        return username
+    }
+
     /// SPEC §4: re-checks the account with the service bind once the upstream TTL has run out.
     /// A deleted (or, on AD, disabled) account ends the session.
     func refresh(userId: String, upstream: UpstreamToken) async throws -> RefreshOutcome {

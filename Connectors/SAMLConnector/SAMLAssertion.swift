@@ -10,8 +10,9 @@ struct SAMLAssertion: Sendable, Equatable {
     var nameIDFormat: String?
     /// Attributes by `FriendlyName` (else `Name`): one value as a string, several as an array.
     var attributes: [String: JSONValue]
-    /// When the broker session must end: the earliest of `SessionNotOnOrAfter` and the
-    /// conditions' `NotOnOrAfter` (SPEC §4).
+    /// When the IdP ends the sign-in: the AuthnStatement's `SessionNotOnOrAfter`, when present.
+    /// The `NotOnOrAfter` of Conditions and SubjectConfirmationData only bound when the Response
+    /// may be accepted at the ACS; they never end a session (SPEC §4).
     var sessionEnd: Date?
     /// How long the assertion id must be remembered.
     var replayExpiry: Date

@@ -62,8 +62,9 @@ struct SAMLConnector: RedirectConnector, MetadataPublishingConnector, LogoutRedi
         case .success(let assertion):
             return .authenticated(ConnectorIdentity(
                 userId: assertion.nameID, attributes: assertion.attributes,
-                upstream: UpstreamToken(token: assertion.xml, expiresAt: assertion.sessionEnd),
-                oneTimeUse: .init(id: "saml:\(options.spEntityID):\(assertion.id)", expiresAt: assertion.replayExpiry)))
+                upstream: UpstreamToken(token: assertion.xml),
+                oneTimeUse: .init(id: "saml:\(options.spEntityID):\(assertion.id)", expiresAt: assertion.replayExpiry),
+                sessionEndsAt: assertion.sessionEnd))
         }
     }
 

@@ -175,10 +175,9 @@ extension SAMLResponseValidator {
         if let sessionNotOnOrAfter, sessionNotOnOrAfter <= now {
             throw SAMLRejection.invalid("The SAML session has already ended.")
         }
-        let sessionEnd = [sessionNotOnOrAfter, conditionsEnd].compactMap { $0 }.min()
         return SAMLAssertion(
             id: id, nameID: nameID, nameIDFormat: nameIDNode.attribute("Format"), attributes: try attributes(of: assertion),
-            sessionEnd: sessionEnd, replayExpiry: max(conditionsEnd ?? confirmedUntil, confirmedUntil).addingTimeInterval(skew),
+            sessionEnd: sessionNotOnOrAfter, replayExpiry: max(conditionsEnd ?? confirmedUntil, confirmedUntil).addingTimeInterval(skew),
             xml: Self.standalone(assertion))
     }
 

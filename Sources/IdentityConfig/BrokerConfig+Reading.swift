@@ -11,18 +11,7 @@ struct BrokerConfigReader {
     func read(_ root: ConfigNode) -> BrokerConfig {
         let top = ConfigReader(root, problems: problems)
         var config = BrokerConfig(directory: directory)
-        config.server = top.section("server") { reader in
-            ServerSettings(issuer: reader.url("issuer")?.absoluteString.trimmingTrailingSlash,
-                           host: reader.string("host"),
-                           port: reader.positiveInt("port"),
-                           trustedProxies: (reader.strings("trustedProxies") ?? []).compactMap { text in
-                               guard let range = IPAddressRange(text) else {
-                                   reader.problem("trustedProxies", "'\(text)' is not an IP address or CIDR block")
-                                   return nil
-                               }
-                               return range
-                           })
-        } ?? ServerSettings()
+        config.server = top.section("server") { readServer($0) } ?? ServerSettings()
         if let port = config.server.port, port > 65535 { top.problem("server", "port must be at most 65535") }
         config.storage = top.string("storage")
         if let storage = config.storage, storage.isEmpty { top.problem("storage", "must not be empty") }
@@ -142,10 +131,11 @@ struct BrokerConfigReader {
         let tokenTtl = reader.positiveInt("tokenTtl") ?? AuthService.defaultTokenTtl
         let refresh = reader.bool("refresh") ?? true
         let refreshTtl = reader.positiveInt("refreshTtl") ?? AuthService.defaultRefreshTtl
+        let sessionMaxAge = reader.positiveInt("sessionMaxAge") ?? AuthService.defaultSessionMaxAge
         guard let id, let provider else { return nil }
         return AuthService(
             id: id, name: name, redirectURIs: redirectURIs, grantTtl: grantTtl, tokenTtl: tokenTtl,
-            refresh: refresh, refreshTtl: refreshTtl, tokenFormat: tokenFormat,
+            refresh: refresh, refreshTtl: refreshTtl, sessionMaxAge: sessionMaxAge, tokenFormat: tokenFormat,
             customizedLogin: customizedLogin, provider: provider,
             location: reader.node.location, keyPath: reader.node.keyPath)
     }

@@ -33,12 +33,56 @@ public struct ServerSettings: Sendable {
     public var port: Int?
     /// Reverse proxies whose `X-Forwarded-For` is believed (login throttling by address).
     public var trustedProxies: [IPAddressRange]
+    /// Connection limits (`server.http`, SPEC §9.8).
+    public var http: HTTPLimits
+    /// Per-address limits on work anyone can ask for before signing in (`server.rateLimits`, SPEC §9.6, §9.13).
+    public var rateLimits: RateLimits
 
-    public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = []) {
+    public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
+                http: HTTPLimits = .init(), rateLimits: RateLimits = .init()) {
         self.issuer = issuer
         self.host = host
         self.port = port
         self.trustedProxies = trustedProxies
+        self.http = http
+        self.rateLimits = rateLimits
+    }
+}
+
+/// `server.http`: how long a client may take to send a request head, how long an idle
+/// keep-alive connection stays open, and how large a head may be (SPEC §9.8). Slow or idle
+/// connections cost a descriptor, not a thread; these bound how many a client can hold.
+public struct HTTPLimits: Sendable, Equatable {
+    /// Seconds from a request's first byte until its head must be complete (else 408, closed).
+    public var headTimeout: Int
+    /// Seconds an idle keep-alive connection stays open.
+    public var idleTimeout: Int
+    /// Largest request head (request line and headers) in bytes (else 431).
+    public var maxHeadBytes: Int
+
+    public init(headTimeout: Int = 10, idleTimeout: Int = 60, maxHeadBytes: Int = 16_384) {
+        self.headTimeout = headTimeout
+        self.idleTimeout = idleTimeout
+        self.maxHeadBytes = maxHeadBytes
+    }
+}
+
+/// `server.rateLimits`: requests per minute from one client address (IPv6: per /64) for the
+/// endpoints that store something before anyone authenticated, and per initial access token for
+/// registration. Over the limit the answer is 429 with `Retry-After`.
+public struct RateLimits: Sendable, Equatable {
+    /// New authorization requests (`/oauth/auth`, each stores a pending sign-in) per address.
+    public var authorizationsPerMinute: Int
+    /// App instance registrations (`/oauth/register`) per address.
+    public var registrationsPerMinute: Int
+    /// App instance registrations per initial access token (it ships inside the app: one token
+    /// serves every install, so this is the fleet-wide ceiling).
+    public var registrationsPerTokenPerMinute: Int
+
+    public init(authorizationsPerMinute: Int = 120, registrationsPerMinute: Int = 20, registrationsPerTokenPerMinute: Int = 600) {
+        self.authorizationsPerMinute = authorizationsPerMinute
+        self.registrationsPerMinute = registrationsPerMinute
+        self.registrationsPerTokenPerMinute = registrationsPerTokenPerMinute
     }
 }
 
@@ -128,6 +172,9 @@ public struct AuthService: Sendable {
     public var tokenTtl: Int
     public var refresh: Bool
     public var refreshTtl: Int
+    /// Absolute bound on a sign-in: neither SSO reuse nor refresh extends a session past
+    /// sign-in + `sessionMaxAge` seconds (SPEC §9.11).
+    public var sessionMaxAge: Int
     public var tokenFormat: TokenFormat
     public var customizedLogin: CustomizedLogin?
     public var provider: ProviderSettings
@@ -138,4 +185,5 @@ public struct AuthService: Sendable {
     public static let defaultGrantTtl = 60
     public static let defaultTokenTtl = 3600
     public static let defaultRefreshTtl = 1_209_600
+    public static let defaultSessionMaxAge = 2_592_000
 }

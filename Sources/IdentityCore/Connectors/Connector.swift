@@ -57,6 +57,14 @@ public typealias PasswordLoginResult = LoginResult
 /// A connector that checks a username and password itself (static, custom, ldap, AD, oauth2 ROPC, saml-wrap).
 public protocol PasswordConnector: Connector {
     func login(_ credentials: PasswordCredentials) async throws -> PasswordLoginResult
+    /// The account a typed username names, for counting failed attempts: spellings the source
+    /// treats as one account must give one name (AD: `CORP\alice`, `alice@corp.example.org`,
+    /// `alice`). Case and surrounding spaces are folded by the caller.
+    func accountName(for username: String) -> String
+}
+
+extension PasswordConnector {
+    public func accountName(for username: String) -> String { username }
 }
 
 /// The outcome of refreshing an upstream token (SPEC §4).

@@ -31,6 +31,9 @@ public struct ConnectorIdentity: Sendable, Equatable {
     /// A value the source says may be used once (a SAML assertion id): the broker refuses a
     /// second sign-in with it until it expires, across instances sharing a database.
     public var oneTimeUse: OneTimeUse?
+    /// When the identity source ends this sign-in itself (SAML `SessionNotOnOrAfter`): the
+    /// broker's session ends then, whatever else would keep it (SPEC §4, §9.11).
+    public var sessionEndsAt: Date?
 
     public struct OneTimeUse: Sendable, Equatable {
         public var id: String
@@ -41,11 +44,13 @@ public struct ConnectorIdentity: Sendable, Equatable {
         }
     }
 
-    public init(userId: String, attributes: [String: JSONValue] = [:], upstream: UpstreamToken? = nil, oneTimeUse: OneTimeUse? = nil) {
+    public init(userId: String, attributes: [String: JSONValue] = [:], upstream: UpstreamToken? = nil, oneTimeUse: OneTimeUse? = nil,
+                sessionEndsAt: Date? = nil) {
         self.userId = userId
         self.attributes = attributes
         self.upstream = upstream
         self.oneTimeUse = oneTimeUse
+        self.sessionEndsAt = sessionEndsAt
     }
 
     public var email: String? { attributes["email"]?.stringValue }

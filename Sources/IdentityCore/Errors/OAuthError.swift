@@ -34,12 +34,15 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int
     /// Private detail for logs; never sent to the client.
     public var debug: String?
+    /// Seconds after which a retry may succeed (429, 503): sent as `Retry-After`.
+    public var retryAfter: Int?
 
-    public init(_ code: Code, _ description: String, status: Int? = nil, debug: String? = nil) {
+    public init(_ code: Code, _ description: String, status: Int? = nil, debug: String? = nil, retryAfter: Int? = nil) {
         self.code = code
         self.errorDescription = description
         self.status = status ?? Self.defaultStatus(for: code)
         self.debug = debug
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "\(code.rawValue): \(errorDescription)" }

@@ -85,3 +85,19 @@ private extension StringProtocol {
         return String(text)
     }
 }
+
+extension ClientAddress {
+    /// The key one client address is counted under: IPv4 as it is, IPv6 by its /64 (one home
+    /// or device usually gets a whole /64, so counting single IPv6 addresses would let a client
+    /// rotate through 2^64 of them). An IPv4-mapped IPv6 address counts as its IPv4 address;
+    /// text that is not an address is kept as it is.
+    public static func throttleKey(_ address: String) -> String {
+        guard var bytes = IPAddressRange.addressBytes(address) else { return address }
+        if bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            bytes = Array(bytes[12...])
+        }
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        let prefix = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return prefix.joined(separator: ":") + "::/64"
+    }
+}

@@ -17,9 +17,16 @@ extension BrokerEngine {
 
     /// Handles a POST to the temp login URI / login form (SPEC §3.1, §3.2).
     ///
-    /// Browser mode checks the CSRF token and lets the person try again with a message in words;
-    /// API mode is single use and answers with a redirect carrying `error` on failure.
+    /// Browser mode checks the form's CSRF token, which is bound to this pending authorization and
+    /// to the binding cookie of the browser that started it, and lets the person try again with a
+    /// message in words; API mode is single use and answers with a redirect carrying `error` on
+    /// failure. The completion says whether the browser is the one that started the sign-in (only
+    /// then may it get the SSO cookie, SPEC §9.4).
+    /// - Parameters:
+    ///   - csrfToken: the form's `csrf_token` field.
+    ///   - browserBinding: the browser's binding cookie.
     public func signInWithPassword(pendingId: String, parameters: OAuthParameters, csrfToken: String?,
+                                   browserBinding: String? = nil,
                                    clientAddress: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
         let pending: PendingAuthorization
         do {
@@ -38,8 +45,10 @@ extension BrokerEngine {
         if let redirectURI = parameters["redirect_uri"], redirectURI != pending.redirectURI {
             throw .cannotRedirect(.invalidRequest("redirect_uri does not match the authorization request."))
         }
+        let fromStartingBrowser = Self.isStartingBrowser(pending, browserBinding)
         if pending.mode == .browser {
-            guard let csrfToken, let expected = pending.csrfHash, Secrets.constantTimeEquals(Secrets.hash(csrfToken), expected) else {
+            guard fromStartingBrowser, let csrfToken, let browserBinding,
+                  Secrets.constantTimeEquals(csrfToken, Self.formToken(pendingId: pendingId, browserBinding: browserBinding)) else {
                 throw .cannotRedirect(.invalidRequest("The sign-in form is no longer valid. Reload the page and try again."))
             }
         } else if pending.mode == .upstream {
@@ -71,7 +80,8 @@ extension BrokerEngine {
             return try await refuse(pendingId, pending, target, refusal)
         case .success(let identity):
             do {
-                return .signedIn(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity))
+                return .signedIn(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity,
+                                                          browserBound: fromStartingBrowser))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

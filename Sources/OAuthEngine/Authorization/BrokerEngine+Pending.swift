@@ -7,6 +7,9 @@ import IdentityStore
 public struct SignInCompletion: Sendable {
     public let redirect: String
     public let session: LoginSession
+    /// The browser finishing it is the one that started it (its binding cookie matched): only
+    /// then does it get the SSO cookie (SPEC §9.4). False for API-mode temp login URIs.
+    public var browserBound = false
 }
 
 extension BrokerEngine {
@@ -14,21 +17,37 @@ extension BrokerEngine {
     static let browserPageLifetime = 600
 
     /// Stores a pending authorization and returns its id (the secret part of the temp login URI).
-    /// - Parameter csrfToken: for `.browser`, the token the login form must echo (bound to a cookie).
+    /// Rate-limited per client address (SPEC §9.13): every request stores something before
+    /// anyone authenticated.
+    /// - Parameter browserBinding: the browser's binding cookie (SPEC §9.4): the login form's
+    ///   token is derived from it and the id, and callbacks must present it again.
     public func beginAuthorization(_ request: AuthorizationRequest, mode: PendingAuthorization.Mode,
-                                   csrfToken: String? = nil, upstreamState: Data? = nil,
-                                   id: String = Secrets.randomToken()) async throws -> String {
+                                   browserBinding: String? = nil, upstreamState: Data? = nil,
+                                   id: String = Secrets.randomToken(), clientAddress: String? = nil) async throws -> String {
+        try await admit(.authorization, clientAddress: clientAddress)
         let now = clock.now()
         let grantTtl = request.client.service.grantTtl
         let lifetime = mode == .api ? grantTtl : max(grantTtl, Self.browserPageLifetime)
         let pending = PendingAuthorization(
             clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
             redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, mode: mode, csrfHash: csrfToken.map(Secrets.hash),
+            codeChallenge: request.codeChallenge, mode: mode, browserHash: browserBinding.map(Secrets.hash),
             prompt: request.prompt, loginHint: request.loginHint, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), upstreamState: upstreamState)
         try await store.insertPending(pending, idHash: Secrets.hash(id))
         return id
+    }
+
+    /// The login form's CSRF token for pending authorization `pendingId` in the browser holding
+    /// `browserBinding`: bound to both, so it is good for that form in that browser only.
+    public static func formToken(pendingId: String, browserBinding: String) -> String {
+        Secrets.hash("form\u{0}\(pendingId)\u{0}\(browserBinding)")
+    }
+
+    /// Whether `browserBinding` is the binding cookie of the browser that started `pending`.
+    static func isStartingBrowser(_ pending: PendingAuthorization, _ browserBinding: String?) -> Bool {
+        guard let browserBinding, let expected = pending.browserHash else { return false }
+        return Secrets.constantTimeEquals(Secrets.hash(browserBinding), expected)
     }
 
     /// The pending authorization behind a temp login id, if it exists and has not expired.
@@ -47,8 +66,11 @@ extension BrokerEngine {
     /// Consumes the pending authorization, starts the session and issues the code.
     /// Returns the redirect URL with `code` as the last parameter.
     public func completeSignIn(pendingId: String, pending: PendingAuthorization, client: ResolvedClient,
-                               identity: ConnectorIdentity) async throws -> SignInCompletion {
-        try await finishSignIn(pending: pending, consumingPending: Secrets.hash(pendingId), client: client, identity: identity)
+                               identity: ConnectorIdentity, browserBound: Bool = false) async throws -> SignInCompletion {
+        var completion = try await finishSignIn(pending: pending, consumingPending: Secrets.hash(pendingId), client: client,
+                                                identity: identity)
+        completion.browserBound = browserBound
+        return completion
     }
 
     /// Starts the session and issues the code for a pending authorization already consumed.
@@ -58,28 +80,23 @@ extension BrokerEngine {
     }
 
     /// The pending authorization (if not consumed yet), the session and the code go to storage in
-    /// one write; an app instance is bound afterwards, and if that is refused the new session is
-    /// ended (its code was never shown to anyone).
+    /// one write. An app instance bound to another user is refused first, storing nothing; an
+    /// unbound one stays unbound: only redeeming the code with its own secret binds it (SPEC §9.1).
     private func finishSignIn(pending: PendingAuthorization, consumingPending pendingIdHash: String?,
                               client: ResolvedClient, identity: ConnectorIdentity) async throws -> SignInCompletion {
-        try checkInstanceCanBind(client)
         let session = try makeSession(identity: identity, client: client)
+        try checkInstanceMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
         guard try await store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {
             throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
-        }
-        do {
-            try await bindInstance(client, to: session)
-        } catch {
-            try? await store.revokeSession(id: session.id, at: clock.now())
-            throw error
         }
         return SignInCompletion(redirect: redirect, session: session)
     }
 
     /// Issues an authorization code for `session` and builds the redirect back to the client.
+    /// Nothing is bound here (SPEC §9.1): a code that is never redeemed gives its client nothing.
     public func issueCode(for pending: PendingAuthorization, session: LoginSession, client: ResolvedClient) async throws -> String {
-        try await bindInstance(client, to: session)
+        try checkInstanceMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
         try await store.insertCode(record)
         return redirect

@@ -9,14 +9,19 @@ extension BrokerEngine {
 
     /// Starts a browser sign-in at the identity source for a redirect connector (SAML, OAuth2, OIDC).
     /// The relay state is the pending authorization's id; the connector's saved state is sealed.
-    /// - Parameter browserBinding: the browser's CSRF cookie value; OAuth callbacks must present it again.
-    public func beginUpstreamLogin(_ request: AuthorizationRequest,
-                                   browserBinding: String?) async throws(AuthorizationFailure) -> RedirectAction {
+    /// - Parameter browserBinding: the browser's binding cookie; the callback must present it again.
+    public func beginUpstreamLogin(_ request: AuthorizationRequest, browserBinding: String?,
+                                   clientAddress: String? = nil) async throws(AuthorizationFailure) -> RedirectAction {
         let target = request.errorTarget
         guard let connector = request.client.authService.connector as? any RedirectConnector else {
             throw .redirect(.unauthorizedClient("This auth service does not sign in through the browser."), target)
         }
         let id = Secrets.randomToken()
+        do {
+            try await admit(.authorization, clientAddress: clientAddress)
+        } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("rate limit: \(error)"))
+        }
         let start: RedirectLoginStart
         do {
             start = try await connector.beginLogin(RedirectLoginRequest(
@@ -27,7 +32,7 @@ extension BrokerEngine {
         }
         do {
             let sealed = try vault.seal(start.savedState, Self.upstreamStateBinding(Secrets.hash(id)))
-            _ = try await beginAuthorization(request, mode: .upstream, csrfToken: browserBinding, upstreamState: sealed, id: id)
+            _ = try await beginAuthorization(request, mode: .upstream, browserBinding: browserBinding, upstreamState: sealed, id: id)
         } catch {
             throw .redirect(.internalFailure("begin upstream login: \(error)"), target)
         }
@@ -36,8 +41,11 @@ extension BrokerEngine {
 
     /// Finishes an upstream sign-in from the identity source's callback.
     ///
-    /// Unknown, expired or replayed relay states, and OAuth callbacks from another browser, are
-    /// refused without redirecting anywhere (an attacker may have chosen the request).
+    /// Unknown, expired or replayed relay states, and callbacks (OAuth redirect or SAML POST)
+    /// presented by another browser than the one that started the sign-in, are refused without
+    /// redirecting anywhere (an attacker may have chosen the request; SPEC §9.4). The SAML ACS
+    /// first bounces a cross-site POST through a same-site one so that the binding cookie
+    /// (SameSite=Lax) comes along; see the application's ACS controller.
     public func finishUpstreamLogin(kind: CallbackKind, parameters: [String: String],
                                     browserBinding: String?) async throws(AuthorizationFailure) -> SignInCompletion {
         let relayName = kind == .oauthCallback ? "state" : "RelayState"
@@ -60,11 +68,8 @@ extension BrokerEngine {
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.internalFailure("pending lookup: \(error)"))
         }
-        if kind == .oauthCallback {
-            guard let browserBinding, let expected = pending.csrfHash,
-                  Secrets.constantTimeEquals(Secrets.hash(browserBinding), expected) else {
-                throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
-            }
+        guard Self.isStartingBrowser(pending, browserBinding) else {
+            throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
         }
         let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
         let idHash = Secrets.hash(relayState)
@@ -98,7 +103,9 @@ extension BrokerEngine {
                     }
                     guard first else { throw OAuthError.accessDenied("This sign-in response was already used.") }
                 }
-                return try await completeConsumed(pending: pending, client: client, identity: identity)
+                var completion = try await completeConsumed(pending: pending, client: client, identity: identity)
+                completion.browserBound = true
+                return completion
             } catch let error as OAuthError {
                 throw .redirect(error, target)
             } catch {

@@ -60,25 +60,30 @@ extension BrokerEngine {
         }
     }
 
-    /// The first sign-in of an instance binds it to that user; a later sign-in of the same user
-    /// moves it to the new session, a different user is refused (SPEC §3.8).
+    /// Binds an app instance to the user of `session` when it redeems a code (or password grant)
+    /// of that user with its own secret (SPEC §9.1). The first redemption binds it; a later one by
+    /// the same user moves it to the new session; another user is refused.
     func bindInstance(_ client: ResolvedClient, to session: LoginSession) async throws {
         guard let instance = client.instance else { return }
-        try checkInstanceCanBind(client)
-        let now = clock.now()
+        try checkInstanceMayServe(client, subject: session.subject)
         let bound = try await store.bindRegisteredClient(id: instance.clientId, subject: session.subject,
-                                                         sessionId: session.id, at: now)
-        guard bound else {
-            throw OAuthError(.accessDenied, "This app instance is registered to another user.")
+                                                         sessionId: session.id, at: clock.now())
+        guard bound else { throw Self.boundToAnotherUser }
+    }
+
+    /// Refuses, before anything is stored or issued, an app instance bound to another user and
+    /// one nobody signed in to within its first hour (housekeeping removes it soon; until then it
+    /// must not be bound either, SPEC §3.8). Binds nothing.
+    func checkInstanceMayServe(_ client: ResolvedClient, subject: String) throws {
+        guard let instance = client.instance else { return }
+        if let bound = instance.boundSubject {
+            guard Secrets.constantTimeEquals(bound, subject) else { throw Self.boundToAnotherUser }
+            return
+        }
+        if clock.now().timeIntervalSince(instance.createdAt) > Self.unboundInstanceLifetime {
+            throw OAuthError(.accessDenied, "This app instance was not signed in to within an hour of its registration; register it again.")
         }
     }
 
-    /// Refuses an app instance that was never signed in to and is past its first hour (before
-    /// anything is stored for a sign-in that could not bind it).
-    func checkInstanceCanBind(_ client: ResolvedClient) throws {
-        guard let instance = client.instance, instance.boundSubject == nil,
-              clock.now().timeIntervalSince(instance.createdAt) > Self.unboundInstanceLifetime else { return }
-        // Housekeeping removes it soon; until then it must not be bound either (SPEC §3.8).
-        throw OAuthError(.accessDenied, "This app instance was not signed in to within an hour of its registration; register it again.")
-    }
+    static let boundToAnotherUser = OAuthError(.accessDenied, "This app instance is registered to another user.")
 }

@@ -5,18 +5,25 @@ import IdentityStore
 extension BrokerEngine {
     /// `grant_type=authorization_code`: single-use codes, exact redirect URI, PKCE S256, and a
     /// replay that revokes what the code issued (RFC 6749 §4.1.3, §10.5; RFC 7636).
+    ///
+    /// Every check runs before the code is consumed (SPEC §9.2): a wrong verifier, client or
+    /// redirect URI leaves the code usable by its rightful holder. A code presented again after
+    /// its redemption, by a caller who passes those checks, is a replay and revokes the family
+    /// its first use created; one who fails them learns nothing and changes nothing.
     func authorizationCodeGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
                                 state: EngineState) async throws -> TokenResponse {
         let codeValue = try parameters.require("code")
         let redirectURI = try parameters.require("redirect_uri")
         let client = authenticated.client
         let now = clock.now()
-        let familyId = Secrets.randomToken(bytes: 24)
-        let redemption = try await guarded("redeem code") {
-            try await store.redeemCode(hash: Secrets.hash(codeValue), at: now, familyId: familyId)
+        let hash = Secrets.hash(codeValue)
+        guard codeValue.utf8.count <= 256, let code = try await guarded("read code", { try await store.code(hash: hash) }) else {
+            throw OAuthError.invalidGrant("The authorization code is invalid.")
         }
-        let code: AuthorizationCode
-        switch redemption {
+        try await checkRedemption(code, parameters: parameters, redirectURI: redirectURI, client: authenticated, state: state, now: now)
+        let session = try await liveSession(code.sessionId, client: client, now: now)
+        let familyId = Secrets.randomToken(bytes: 24)
+        switch try await guarded("redeem code", { try await store.redeemCode(hash: hash, at: now, familyId: familyId) }) {
         case .notFound:
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         case .alreadyUsed(let used, let issuedFamily):
@@ -27,10 +34,20 @@ extension BrokerEngine {
             }
             logger.warning("authorization code replayed; its tokens were revoked", metadata: ["client": "\(client.clientId)"])
             throw OAuthError.invalidGrant("The authorization code was already used.")
-        case .redeemed(let redeemed):
-            code = redeemed
+        case .redeemed:
+            break
         }
-        guard let codeClient = try await resolveClient(code.clientId, state: state), codeClient.isSameClient(as: client) else {
+        return try await guarded("issue tokens for code") {
+            try await issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
+                                     familyId: familyId, keys: state.keys)
+        }
+    }
+
+    /// The checks a code must pass before it is consumed: issued to this client, unexpired, the
+    /// same redirect URI, and PKCE (or, for a code issued without a challenge, client authentication).
+    private func checkRedemption(_ code: AuthorizationCode, parameters: OAuthParameters, redirectURI: String,
+                                 client authenticated: AuthenticatedClient, state: EngineState, now: Date) async throws {
+        guard let codeClient = try await resolveClient(code.clientId, state: state), codeClient.isSameClient(as: authenticated.client) else {
             throw OAuthError.invalidGrant("The authorization code was issued to another client.")
         }
         guard now < code.expiresAt else { throw OAuthError.invalidGrant("The authorization code has expired.") }
@@ -47,12 +64,18 @@ extension BrokerEngine {
         } else if !authenticated.authenticated {
             throw OAuthError.invalidClient("This code was issued without PKCE: client authentication is required.")
         }
-        return try await guarded("issue tokens for code") {
-            guard let session = try await store.session(id: code.sessionId), session.isActive(at: now) else {
-                throw OAuthError.invalidGrant("The sign-in session has ended.")
-            }
-            return try await issueNewFamily(session: session, client: client, scope: code.scope, nonce: code.nonce,
-                                            familyId: familyId, keys: state.keys)
+    }
+
+    /// The code's session when it is still live, its upstream sign-in brought up to date first
+    /// (SPEC §9.11: a session the identity source ended issues nothing more).
+    func liveSession(_ sessionId: String, client: ResolvedClient, now: Date) async throws -> LoginSession {
+        guard let session = try await guarded("session", { try await store.session(id: sessionId) }), session.isActive(at: now) else {
+            throw OAuthError.invalidGrant("The sign-in session has ended.")
+        }
+        do {
+            return try await ensureFreshUpstream(session, authService: client.authService)
+        } catch let ended as SessionEnded {
+            throw OAuthError.invalidGrant(ended.reason)
         }
     }
 }

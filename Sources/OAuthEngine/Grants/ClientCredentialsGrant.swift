@@ -32,7 +32,8 @@ extension BrokerEngine {
             .split(separator: " ").filter { $0 != "openid" && $0 != "offline_access" }.joined(separator: " ")
         return try await guarded("client credentials issuance") {
             let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
-                                     scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil)
+                                     scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil,
+                                     clientAuthenticated: true)
             try await store.insertFamily(family)
             return try await mintTokens(session: session, family: family, client: client, refreshToken: nil,
                                         includeIDToken: false, includeNonce: false, keys: state.keys)

@@ -16,7 +16,7 @@ extension BrokerEngine {
         let identity = try await attemptPassword(credentials, client: client, clientAddress: clientAddress).get()
         return try await guarded("password grant issuance") {
             let session = try await createSession(identity: identity, client: client)
-            return try await issueNewFamily(session: session, client: client, scope: scope, nonce: nil,
+            return try await issueNewFamily(session: session, client: authenticated, scope: scope, nonce: nil,
                                             familyId: Secrets.randomToken(bytes: 24), keys: state.keys)
         }
     }

@@ -11,8 +11,9 @@ extension BrokerEngine {
 
     /// `grant_type=refresh_token`: rotation on every use; reuse of a rotated token revokes the
     /// family; the upstream token is refreshed first when due (SPEC §3.3, §4). A stray
-    /// `redirect_uri` is ignored. Public clients may refresh without a secret: possession of the
-    /// rotating token is the proof (OAuth 2.1 §4.3).
+    /// `redirect_uri` is ignored. A token issued to a public client (PKCE, no secret) is refreshed
+    /// by possession alone (OAuth 2.1 §4.3); one issued after client authentication needs that
+    /// authentication again (SPEC §9.2).
     func refreshTokenGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
                            state: EngineState) async throws -> TokenResponse {
         let presented = try parameters.require("refresh_token")
@@ -23,6 +24,10 @@ extension BrokerEngine {
               let (family, match) = try await guarded("refresh lookup", { try await store.family(refreshHash: hash) }) else { throw invalid }
         guard let client = try await resolveClient(family.clientId, state: state), client.isSameClient(as: authenticated.client) else {
             throw OAuthError.invalidGrant("The refresh token was issued to another client.")
+        }
+        // SPEC §9.2: issued after client authentication, used only with it.
+        if family.clientAuthenticated && !authenticated.authenticated {
+            throw OAuthError.invalidClient("This refresh token was issued to an authenticated client: authenticate as it.")
         }
         guard family.revokedAt == nil else { throw invalid }
         switch match {
@@ -50,7 +55,7 @@ extension BrokerEngine {
             let sealed = try vault.seal(try JSONEncoder.sortedCompact.encode(response), Self.graceBinding(familyId: family.id))
             let rotated = try await guarded("rotate refresh token") {
                 try await store.rotateRefresh(familyId: family.id, from: hash, to: Secrets.hash(newToken),
-                                              expiresAt: now.addingTimeInterval(TimeInterval(client.service.refreshTtl)),
+                                              expiresAt: refreshExpiry(session: session, service: client.service, now: now),
                                               graceResponse: sealed, at: now)
             }
             if rotated { return response }

@@ -28,9 +28,11 @@ extension BrokerEngine {
     public static let unboundInstanceLifetime: TimeInterval = 3600
 
     /// `POST /oauth/register`: checks the initial access token, the body and its software statement,
-    /// then stores a new instance of the environment the token belongs to.
-    public func register(body: [String: JSONValue], initialAccessToken: String?) async throws -> RegistrationResponse {
+    /// then stores a new instance of the environment the token belongs to. Rate-limited per client
+    /// address and per initial access token (SPEC §9.6): 429 with `Retry-After` beyond.
+    public func register(body: [String: JSONValue], initialAccessToken: String?, clientAddress: String? = nil) async throws -> RegistrationResponse {
         let state = self.state
+        try await admit(.registration, clientAddress: clientAddress)
         guard let token = initialAccessToken, !token.isEmpty else {
             throw OAuthError.invalidToken("An initial access token is required (Authorization: Bearer).")
         }
@@ -43,6 +45,7 @@ extension BrokerEngine {
         guard let environment = matched, let registration = environment.registration else {
             throw OAuthError.invalidToken("The initial access token is not valid.")
         }
+        try await admit(.registrationWithToken(token), clientAddress: clientAddress)
         let softwareId = try field(body, "software_id")
         let statementJWT = try field(body, "software_statement")
         let deviceType = try field(body, "device_type")

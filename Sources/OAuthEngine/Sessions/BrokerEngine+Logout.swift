@@ -7,20 +7,34 @@ public enum LogoutOutcome: Sendable, Equatable {
     case redirect(String)
     /// Show the "signed out" page.
     case signedOut
+    /// Ask the person first (SPEC §9.7, §9.12): a page with a form that POSTs these parameters
+    /// back with `confirm` and the CSRF token.
+    case confirm(parameters: [String: String], clientName: String?)
 }
 
 extension BrokerEngine {
-    /// `GET /oauth/logout` (OIDC RP-initiated logout): ends the sessions named by `id_token_hint`
-    /// and the browser's SSO record, then redirects to a *registered* `post_logout_redirect_uri`
-    /// with `state` — or first to the identity source's logout (SAML `logoutUri`).
-    public func logout(_ parameters: OAuthParameters, ssoToken: String?) async throws -> LogoutOutcome {
-        let now = clock.now()
+    /// `GET|POST /oauth/logout` (OIDC RP-initiated logout).
+    ///
+    /// A logout ends sessions only in the browser that asks (SPEC §9.12): without asking when the
+    /// `id_token_hint` is an ID token of ours (expired ones too) for a session this browser's SSO
+    /// cookie holds; otherwise only after the person confirms on a page whose form carries a CSRF
+    /// token bound to this browser — and then it ends this browser's sign-ins, nobody else's. So
+    /// a resource server that saw the user's tokens cannot sign them out anywhere. Then it
+    /// redirects to a *registered* `post_logout_redirect_uri` with `state`, or first to the
+    /// identity source's logout (SAML `logoutUri`).
+    ///
+    /// - Parameters:
+    ///   - ssoToken: the browser's SSO cookie.
+    ///   - confirmation: the form's CSRF token and the browser's binding cookie, when the person
+    ///     confirmed on the page; nil for a plain request.
+    public func logout(_ parameters: OAuthParameters, ssoToken: String?,
+                       confirmation: (csrfToken: String?, browserBinding: String?)? = nil) async throws -> LogoutOutcome {
         let state = self.state
         var client = try await parameters["client_id"].asyncMap { try await resolveClient($0, state: state) } ?? nil
         var hintedSession: String?
         if let hint = parameters["id_token_hint"] {
-            // Expired hints are fine; a signature we did not make is not.
-            guard let parts = await verifyOwnJWS(hint, type: nil, keys: state.keys),
+            // Our ID tokens only (typ JWT, never an access token); expired hints are fine.
+            guard hint.utf8.count <= 8_192, let parts = await verifyOwnJWS(hint, type: "JWT", keys: state.keys),
                   let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: parts.payload), claims.iss == issuer else {
                 throw OAuthError.invalidRequest("id_token_hint is not an ID token issued by this server.")
             }
@@ -32,12 +46,6 @@ extension BrokerEngine {
             }
             hintedSession = claims.sid
         }
-        var userId: String?
-        if let sessionId = hintedSession {
-            userId = try await guarded("logout session") { try await store.session(id: sessionId) }?.userId
-            try await guarded("logout") { try await store.revokeSession(id: sessionId, at: now) }
-        }
-        try await forgetSSO(ssoToken)
         var target: String?
         if let uri = parameters["post_logout_redirect_uri"] {
             guard let client, client.redirectURIs.contains(uri) else {
@@ -45,10 +53,38 @@ extension BrokerEngine {
             }
             target = RedirectURL.build(uri, [("state", parameters["state"])])
         }
+        if let confirmation {
+            guard let token = confirmation.csrfToken, let binding = confirmation.browserBinding,
+                  Secrets.constantTimeEquals(token, Self.logoutCSRFToken(browserBinding: binding)) else {
+                throw OAuthError.invalidRequest("The sign-out form is no longer valid. Reload the page and try again.")
+            }
+        } else {
+            guard let hintedSession, await ssoRecordHolds(hintedSession, ssoToken: ssoToken) else {
+                var carried: [String: String] = [:]
+                for name in ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"] { carried[name] = parameters[name] }
+                return .confirm(parameters: carried, clientName: client?.service.name)
+            }
+        }
+        let userId = try await signOutBrowser(ssoToken, preferring: hintedSession)
         if let client, let connector = client.authService.connector as? any LogoutRedirectingConnector,
            let upstream = connector.logoutRedirect(userId: userId ?? "", postLogoutRedirect: target) {
             return .redirect(upstream)
         }
         return target.map { .redirect($0) } ?? .signedOut
+    }
+
+    /// The CSRF token of the sign-out confirmation form: derived from the browser's binding
+    /// cookie (HttpOnly), so only a page served to that browser can carry it.
+    public static func logoutCSRFToken(browserBinding: String) -> String {
+        Secrets.hash("logout\u{0}" + browserBinding)
+    }
+
+    /// Ends every sign-in of this browser's SSO record; returns the user of the hinted session
+    /// (else the most recent one), for the identity source's own logout.
+    private func signOutBrowser(_ ssoToken: String?, preferring sessionId: String?) async throws -> String? {
+        guard let ssoToken, Self.isWellFormedSSO(ssoToken),
+              let record = try await guarded("sso", { try await store.ssoRecord(hash: Secrets.hash(ssoToken)) }) else { return nil }
+        try await forgetSSO(ssoToken)
+        return (record.entries.first { $0.sessionId == sessionId } ?? record.entries.first)?.userId
     }
 }

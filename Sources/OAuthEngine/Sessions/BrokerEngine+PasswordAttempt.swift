@@ -2,17 +2,23 @@ import Foundation
 import IdentityCore
 
 extension BrokerEngine {
-    /// One password attempt against an auth service's connector, with throttling (SPEC §3.7) and
-    /// login metrics. Returns the identity, or the error to show (`access_denied`; 429 when
-    /// throttled). Outages are thrown as OAuth errors (503 / 502).
+    /// One password attempt against an auth service's connector, with throttling (SPEC §3.7,
+    /// §9.6, §9.13) and login metrics. Returns the identity, or the error to show
+    /// (`access_denied`; 429 when throttled). Outages are thrown as OAuth errors (503 / 502).
     func attemptPassword(_ credentials: PasswordCredentials, client: ResolvedClient,
                          clientAddress: String?) async throws -> Result<ConnectorIdentity, OAuthError> {
         let type = client.service.provider.type
         guard let connector = client.authService.connector as? any PasswordConnector else {
             throw OAuthError.unauthorizedClient("This auth service does not accept passwords.")
         }
-        let keys = LoginThrottle.keys(namespace: client.authService.namespace, username: credentials.username, address: clientAddress)
-        guard throttle.allow(keys, now: clock.now()) else {
+        // Before anything is counted or asked: a flood of huge usernames costs nothing.
+        guard credentials.username.utf8.count <= LoginThrottle.maxUsernameBytes else {
+            metrics.login(connector: type, outcome: "rejected")
+            return .failure(.accessDenied("The username is too long."))
+        }
+        let keys = LoginThrottle.keys(namespace: client.authService.namespace,
+                                      username: connector.accountName(for: credentials.username), address: clientAddress)
+        guard try await guarded("throttle", { try await throttle.attempt(keys, store: store, now: clock.now()) }) else {
             metrics.login(connector: type, outcome: "throttled")
             return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429))
         }
@@ -27,11 +33,10 @@ extension BrokerEngine {
         }
         switch result {
         case .rejected(let rejection):
-            throttle.recordFailure(keys, now: clock.now())
             metrics.login(connector: type, outcome: "rejected")
             return .failure(.accessDenied(rejection.message))
         case .authenticated(let identity):
-            throttle.recordSuccess(keys)
+            try await guarded("throttle") { try await throttle.succeeded(keys, store: store) }
             metrics.login(connector: type, outcome: "success")
             return .success(identity)
         }

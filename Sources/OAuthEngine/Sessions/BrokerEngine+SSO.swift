@@ -9,42 +9,65 @@ public struct SSOCookie: Sendable {
 }
 
 extension BrokerEngine {
-    /// Remembers a browser sign-in in the browser's SSO record (creating one when the browser has
-    /// none), so another app using the same auth service can sign in without the form (SPEC §3.1).
+    /// Remembers an interactive browser sign-in (SPEC §3.1) under a **new** SSO cookie value
+    /// (SPEC §9.10): the record the browser's old cookie named is replaced, never added to, so a
+    /// cookie planted in the browser before the sign-in never leads to the new session. The
+    /// browser's other live sign-ins move to the new record (the account chooser keeps them).
     public func rememberSignIn(_ session: LoginSession, client: ResolvedClient, ssoToken: String?) async -> SSOCookie? {
         let now = clock.now()
         do {
-            var token = ssoToken.flatMap { Self.isWellFormedSSO($0) ? $0 : nil }
-            var record = try await token.asyncMap { try await store.ssoRecord(hash: Secrets.hash($0)) } ?? nil
-            if record == nil || record!.expiresAt <= now {
-                token = Secrets.randomToken()
-                record = SSORecord(entries: [], expiresAt: now)
+            var entries: [SSORecord.Entry] = []
+            var previousHash: String?
+            if let ssoToken, Self.isWellFormedSSO(ssoToken) {
+                let hash = Secrets.hash(ssoToken)
+                if let previous = try await store.ssoRecord(hash: hash), previous.expiresAt > now {
+                    entries = previous.entries
+                    previousHash = hash
+                }
             }
-            guard let token, var record else { return nil }
             let namespace = client.authService.namespace
-            record.entries.removeAll { $0.namespace == namespace && $0.userId == session.userId }
-            record.entries.insert(.init(namespace: namespace, sessionId: session.id, userId: session.userId, signedInAt: now), at: 0)
-            record.entries = Array(record.entries.prefix(20))
-            record.expiresAt = max(record.expiresAt, session.expiresAt)
-            try await store.saveSSORecord(record, hash: Secrets.hash(token))
-            return SSOCookie(value: token, maxAge: Int(record.expiresAt.timeIntervalSince(now)))
+            entries.removeAll { $0.namespace == namespace && $0.userId == session.userId }
+            entries.insert(.init(namespace: namespace, sessionId: session.id, userId: session.userId, signedInAt: now), at: 0)
+            var live: [SSORecord.Entry] = []
+            var expiresAt = session.expiresAt
+            for entry in entries.prefix(20) {
+                if entry.sessionId == session.id {
+                    live.append(entry)
+                } else if let other = try await store.session(id: entry.sessionId), other.isActive(at: now) {
+                    live.append(entry)
+                    expiresAt = max(expiresAt, other.expiresAt)
+                }
+            }
+            let token = Secrets.randomToken()
+            try await store.saveSSORecord(SSORecord(entries: live, expiresAt: expiresAt), hash: Secrets.hash(token))
+            if let previousHash { try await store.deleteSSORecord(hash: previousHash) }
+            return SSOCookie(value: token, maxAge: Int(expiresAt.timeIntervalSince(now)))
         } catch {
             logger.warning("could not remember the SSO sign-in", metadata: ["error": "\(error)"])
             return nil
         }
     }
 
-    /// The live sessions this browser signed in with for `client`'s auth service, most recent first.
+    /// The live sessions this browser signed in with for `client`'s auth service, most recent
+    /// first, each brought up to date with its identity source (SPEC §9.11): one the source has
+    /// ended since is left out (and ends), so SSO never outlives the sign-in it stands for.
     public func ssoSessions(for client: ResolvedClient, ssoToken: String?) async -> [LoginSession] {
         guard let ssoToken, Self.isWellFormedSSO(ssoToken),
               let record = try? await store.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return [] }
         var sessions: [LoginSession] = []
         for entry in record.entries where entry.namespace == client.authService.namespace {
-            if let session = try? await store.session(id: entry.sessionId), session.isActive(at: clock.now()) {
-                sessions.append(session)
-            }
+            guard let session = try? await store.session(id: entry.sessionId), session.isActive(at: clock.now()),
+                  let fresh = try? await ensureFreshUpstream(session, authService: client.authService) else { continue }
+            sessions.append(fresh)
         }
         return sessions
+    }
+
+    /// Whether the browser's SSO record holds `sessionId` (a logout may then end it silently).
+    public func ssoRecordHolds(_ sessionId: String, ssoToken: String?) async -> Bool {
+        guard let ssoToken, Self.isWellFormedSSO(ssoToken),
+              let record = try? await store.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return false }
+        return record.entries.contains { $0.sessionId == sessionId }
     }
 
     /// Authorizes `request` with an existing sign-in: issues the code without showing the form.

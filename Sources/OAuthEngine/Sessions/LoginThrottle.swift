@@ -1,90 +1,73 @@
 import Foundation
 import IdentityCore
-import Synchronization
+import IdentityStore
 
-/// Slows down password guessing per username and per client address (SPEC §3.7): after
-/// `maxFailures` failures for one username (or `maxAddressFailures` from one address) within
-/// `window`, at most one attempt per `spacing`. It applies to every username alike, existing or
-/// not, so it tells nothing about which exist. The address limit is higher because many people
-/// can share one address (an office NAT, a reverse proxy): a few typos there must not hold
-/// everyone back, while a guessing run across usernames still is.
+/// Slows down password guessing (SPEC §3.7, §9.6): after `perUsername.limit` attempts for one
+/// username (or `perAddress.limit` from one address) within the window, at most one attempt per
+/// `spacing`. Attempts are counted in storage before the connector is asked, one atomic statement
+/// per key, so parallel guesses cannot slip past the limit and every instance sharing the
+/// database counts together. A success clears the username's count and takes its attempt back
+/// from the address (many people behind one NAT or proxy must not hold each other back).
 ///
-/// State is kept in memory per broker instance and bounded in size.
-public final class LoginThrottle: Sendable {
-    struct Entry {
-        var failures: [Date] = []
-        var lastAttempt: Date = .distantPast
-    }
+/// Usernames are counted normalized (trimmed, case-folded, and as the connector names the
+/// account: for AD `CORP\alice`, `alice@corp.example.org` and `alice` are one key), and every
+/// key is stored as a hash: what a flood of unique usernames costs is one fixed-size row each,
+/// capped by housekeeping (§9.13). It applies to every username alike, existing or not, so it
+/// tells nothing about which exist.
+public struct LoginThrottle: Sendable {
+    /// One limit: `limit` attempts per `window` seconds, then one per `spacing` seconds.
+    public struct Policy: Sendable, Equatable {
+        public var limit: Int
+        public var window: TimeInterval
+        public var spacing: TimeInterval
 
-    public let maxFailures: Int
-    public let maxAddressFailures: Int
-    public let window: TimeInterval
-    public let spacing: TimeInterval
-    private let maxKeys: Int
-    private let entries = Mutex<[String: Entry]>([:])
-
-    public init(maxFailures: Int = 5, maxAddressFailures: Int = 50, window: TimeInterval = 300, spacing: TimeInterval = 30,
-                maxKeys: Int = 100_000) {
-        self.maxFailures = maxFailures
-        self.maxAddressFailures = maxAddressFailures
-        self.window = window
-        self.spacing = spacing
-        self.maxKeys = maxKeys
-    }
-
-    /// The keys for an attempt: the username within its auth service, and the client address.
-    public static func keys(namespace: String, username: String, address: String?) -> [String] {
-        ["user:\(namespace):\(username.lowercased())"] + (address.map { ["addr:\($0)"] } ?? [])
-    }
-
-    /// Whether an attempt may go ahead now; if so it is recorded as the latest attempt.
-    public func allow(_ keys: [String], now: Date) -> Bool {
-        entries.withLock { entries in
-            for key in keys {
-                guard var entry = entries[key] else { continue }
-                entry.failures.removeAll { now.timeIntervalSince($0) > window }
-                entries[key] = entry
-                if entry.failures.count >= limit(for: key) && now.timeIntervalSince(entry.lastAttempt) < spacing { return false }
-            }
-            for key in keys where entries[key] != nil { entries[key]?.lastAttempt = now }
-            return true
+        public init(limit: Int, window: TimeInterval, spacing: TimeInterval) {
+            self.limit = limit
+            self.window = window
+            self.spacing = spacing
         }
     }
 
-    public func recordFailure(_ keys: [String], now: Date) {
-        entries.withLock { entries in
-            if entries.count >= maxKeys { Self.evict(&entries, now: now, window: window) }
-            for key in keys {
-                var entry = entries[key] ?? Entry()
-                entry.failures.removeAll { now.timeIntervalSince($0) > window }
-                entry.failures.append(now)
-                // Only the newest `limit` failures matter; a flood must not grow the record.
-                if entry.failures.count > limit(for: key) { entry.failures.removeFirst(entry.failures.count - limit(for: key)) }
-                entry.lastAttempt = now
-                entries[key] = entry
-            }
-        }
+    /// The counters of one password attempt.
+    public struct Keys: Sendable, Equatable {
+        public var username: String
+        public var address: String?
     }
 
-    private func limit(for key: String) -> Int {
-        key.hasPrefix("addr:") ? maxAddressFailures : maxFailures
-    }
+    public var perUsername = Policy(limit: 5, window: 300, spacing: 30)
+    /// Higher than per username: many people can share one address.
+    public var perAddress = Policy(limit: 50, window: 300, spacing: 30)
+    /// Counters kept at most (housekeeping drops the longest-unused first).
+    public var maxCounters = 100_000
 
-    /// A successful sign-in clears the username's record (not the address's).
-    public func recordSuccess(_ keys: [String]) {
-        entries.withLock { entries in
-            for key in keys where key.hasPrefix("user:") { entries[key] = nil }
-        }
-    }
-
-    /// Drops entries with no failure inside the window.
-    public func prune(now: Date) {
-        entries.withLock { Self.evict(&$0, now: now, window: window) }
-    }
-
-    private static func evict(_ entries: inout [String: Entry], now: Date, window: TimeInterval) {
-        entries = entries.filter { _, entry in entry.failures.contains { now.timeIntervalSince($0) <= window } }
-    }
-
+    /// Longer usernames are refused before any connector call or bookkeeping (SPEC §9.13).
+    public static let maxUsernameBytes = 256
     public static let message = "Too many failed attempts. Wait 30 seconds, then try again."
+
+    public init() {}
+
+    /// The keys for an attempt: the normalized username within its auth service, and the
+    /// client address (IPv6 by /64).
+    public static func keys(namespace: String, username: String, address: String?) -> Keys {
+        let folded = username.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+            .folding(options: [.caseInsensitive], locale: nil)
+        return Keys(username: Secrets.hash("user\u{0}\(namespace)\u{0}\(folded)"),
+                    address: address.map { Secrets.hash("addr\u{0}" + ClientAddress.throttleKey($0)) })
+    }
+
+    /// Counts the attempt under every key; false (nothing more counted) once a key is exhausted.
+    public func attempt(_ keys: Keys, store: any ThrottleStore, now: Date) async throws -> Bool {
+        guard try await store.throttleAttempt(rule(keys.username, perUsername), at: now) else { return false }
+        guard let address = keys.address else { return true }
+        return try await store.throttleAttempt(rule(address, perAddress), at: now)
+    }
+
+    /// A successful sign-in.
+    public func succeeded(_ keys: Keys, store: any ThrottleStore) async throws {
+        try await store.throttleSucceeded(reset: keys.username, release: keys.address)
+    }
+
+    private func rule(_ key: String, _ policy: Policy) -> ThrottleRule {
+        ThrottleRule(keyHash: key, limit: policy.limit, window: policy.window, spacing: policy.spacing)
+    }
 }

@@ -17,6 +17,10 @@ extension BrokerEngine {
     }
 
     /// The session for what the connector returned, not stored yet; the upstream token is sealed.
+    ///
+    /// It ends with its longest token lifetime, moved out by new refresh tokens, but never past
+    /// its absolute end: sign-in + `sessionMaxAge`, or the identity source's own session end
+    /// when that comes first (SAML `SessionNotOnOrAfter`, SPEC §4, §9.11).
     func makeSession(identity: ConnectorIdentity, client: ResolvedClient) throws -> LoginSession {
         let now = clock.now()
         let id = Secrets.randomToken(bytes: 24)
@@ -27,30 +31,50 @@ extension BrokerEngine {
             let binding = Self.upstreamBinding(sessionId: id, authServiceId: service.id)
             return try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), binding)
         }
+        var maxExpiresAt = now.addingTimeInterval(TimeInterval(service.sessionMaxAge))
+        if let upstreamEnd = identity.sessionEndsAt { maxExpiresAt = min(maxExpiresAt, upstreamEnd) }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
         return LoginSession(
             id: id, subject: SubjectIdentifier.make(namespace: namespace, userId: identity.userId),
             userId: identity.userId, appKey: client.appKey, authServiceId: service.id,
             attributes: identity.attributes, sealedUpstream: sealed, upstreamExpiresAt: identity.upstream?.expiresAt,
-            authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+            authTime: now, createdAt: now, expiresAt: min(now.addingTimeInterval(TimeInterval(lifetime)), maxExpiresAt),
+            maxExpiresAt: maxExpiresAt)
     }
 
     /// Creates token family `familyId` for `client` in `session` and mints its first tokens:
     /// an access token, a refresh token when the auth service has `refresh: true`, and an ID
     /// token when `openid` was granted.
-    func issueNewFamily(session: LoginSession, client: ResolvedClient, scope: String, nonce: String?,
+    ///
+    /// This is where an app instance is bound to the user (SPEC §9.1): the code (or password
+    /// grant) was redeemed with the instance's own secret. When the instance turns out to be
+    /// bound to someone else, nothing is issued and the session ends unless another app uses it.
+    func issueNewFamily(session: LoginSession, client authenticated: AuthenticatedClient, scope: String, nonce: String?,
                         familyId: String, keys: SigningKeyRing) async throws -> TokenResponse {
-        try await bindInstance(client, to: session)
+        let client = authenticated.client
+        do {
+            try await bindInstance(client, to: session)
+        } catch {
+            _ = try? await appRevocation.endSessionIfUnused(session.id, at: clock.now())
+            throw error
+        }
         let now = clock.now()
         let service = client.service
         let refreshToken = service.refresh ? Secrets.randomToken() : nil
         let family = TokenFamily(
             id: familyId, sessionId: session.id, clientId: client.clientId, scope: scope, nonce: nonce, createdAt: now,
             refreshHash: refreshToken.map(Secrets.hash),
-            refreshExpiresAt: refreshToken.map { _ in now.addingTimeInterval(TimeInterval(service.refreshTtl)) })
+            refreshExpiresAt: refreshToken.map { _ in refreshExpiry(session: session, service: service, now: now) },
+            clientAuthenticated: authenticated.authenticated)
         try await store.insertFamily(family)
         return try await mintTokens(session: session, family: family, client: client, refreshToken: refreshToken,
                                     includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
+    }
+
+    /// A new refresh token lives `refreshTtl`, never past its session's absolute end.
+    func refreshExpiry(session: LoginSession, service: AuthService, now: Date) -> Date {
+        let expiry = now.addingTimeInterval(TimeInterval(service.refreshTtl))
+        return session.maxExpiresAt.map { min($0, expiry) } ?? expiry
     }
 
     /// Mints an access token (and an ID token when asked) for an existing family.
@@ -77,12 +101,11 @@ extension BrokerEngine {
         }
         var idToken: String?
         if includeIDToken {
-            let claims = IDTokenClaims(
+            var claims = IDTokenClaims(
                 iss: issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
                 iat: now.epochSeconds, auth_time: session.authTime.epochSeconds, nonce: includeNonce ? family.nonce : nil,
-                at_hash: AccessTokenHash.compute(accessToken), sid: session.id,
-                email: session.attributes["email"]?.stringValue, name: session.attributes["name"]?.stringValue,
-                groups: Self.groups(of: session))
+                at_hash: AccessTokenHash.compute(accessToken), sid: session.id)
+            claims.addUserClaims(of: session, scope: family.scope)
             idToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "JWT")
         }
         return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
@@ -93,5 +116,18 @@ extension BrokerEngine {
         guard case .array(let values) = session.attributes["groups"] else { return nil }
         let groups = values.compactMap(\.stringValue)
         return groups.isEmpty ? nil : groups
+    }
+}
+
+extension IDTokenClaims {
+    /// The user's claims the granted scopes ask for, and nothing else (SPEC §9.14): `email` with
+    /// scope `email`, `name` and `preferred_username` with `profile`, `groups` with `groups`.
+    mutating func addUserClaims(of session: LoginSession, scope: String) {
+        if Scopes.contains(scope, "email") { email = session.attributes["email"]?.stringValue }
+        if Scopes.contains(scope, "profile") {
+            name = session.attributes["name"]?.stringValue
+            preferred_username = session.userId
+        }
+        if Scopes.contains(scope, "groups") { groups = BrokerEngine.groups(of: session) }
     }
 }

@@ -32,7 +32,21 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var sid: String?
     public var email: String?
     public var name: String?
+    public var preferred_username: String?
     public var groups: [String]?
+
+    public init(iss: String, sub: String, aud: String, exp: Int64, iat: Int64, auth_time: Int64, nonce: String? = nil,
+                at_hash: String? = nil, sid: String? = nil) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.auth_time = auth_time
+        self.nonce = nonce
+        self.at_hash = at_hash
+        self.sid = sid
+    }
 }
 
 /// Stable, opaque subjects: one per (auth service namespace, upstream user id), unique across the issuer.

@@ -7,6 +7,10 @@ public struct DataLinkTarget: Sendable {
     public let link: DataLink
     /// `datalinkHeaderMapping` headers, e.g. `X-Kinvey-Auth: <base64 upstream token>`.
     public let headers: [String: String]
+    /// Every header name any `datalinkHeaderMapping` of the environment uses, lowercased: the
+    /// caller's copies are removed even when this token's mapping yields no value for one, so a
+    /// backend never mistakes a forged header for the broker's (SPEC §9.3).
+    public let mappedHeaderNames: Set<String>
 }
 
 extension BrokerEngine {
@@ -21,6 +25,8 @@ extension BrokerEngine {
         if let allowed = link.authServices, !allowed.contains(verified.client.service.id) {
             throw OAuthError(.accessDenied, "This data link does not accept tokens of this auth service.", status: 403)
         }
-        return DataLinkTarget(link: link, headers: tokenView(verified, upstream: upstream).dataLinkHeaders)
+        let mapped = verified.client.entry.services.values.flatMap { $0.service.provider.datalinkHeaderMapping.values }
+        return DataLinkTarget(link: link, headers: tokenView(verified, upstream: upstream).dataLinkHeaders,
+                              mappedHeaderNames: Set(mapped.map { $0.lowercased() }))
     }
 }

@@ -48,9 +48,10 @@ extension BrokerEngine {
         ]
     }
 
-    /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope.
+    /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope. The upstream sign-in
+    /// is brought up to date first (SPEC §9.11): a session the identity source ended answers nothing.
     public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
-        let verified = try await verifyAccessToken(accessToken)
+        let verified = try await verifyAndRefresh(accessToken).0
         guard Scopes.contains(verified.scope, "openid") else {
             throw OAuthError(.invalidToken, "The access token was not issued with the openid scope.", status: 403)
         }

@@ -74,7 +74,9 @@ extension BrokerEngine {
     }
 
     /// `GET /oauth/validate` (SPEC §3.5). With `validateAuth: required` the caller must also
-    /// authenticate as the token's environment (Basic `appKey:appSecret`).
+    /// authenticate as the token's environment: Basic `appKey:appSecret` of that environment, and
+    /// nothing else (SPEC §9.5) — an app instance's own credentials live on a phone, and the
+    /// answer carries the upstream token.
     public func validate(accessToken: String, basic: BasicCredentials?) async throws -> TokenView {
         // The caller is checked before any upstream refresh, so an unauthenticated caller cannot
         // make the broker call the identity source.
@@ -83,8 +85,8 @@ extension BrokerEngine {
             guard let basic else {
                 throw OAuthError.invalidClient("This environment requires client authentication to validate tokens.")
             }
-            let caller = try await authenticateClient(OAuthParameters(), basic: basic, state: state)
-            guard caller.client.appKey == verified.client.appKey else {
+            let caller = try ClientAuthenticator(directory: state.directory).authenticate(OAuthParameters(), basic: basic)
+            guard caller.authenticated, caller.client.appKey == verified.client.appKey else {
                 throw OAuthError.invalidClient("The token belongs to another environment.")
             }
         }

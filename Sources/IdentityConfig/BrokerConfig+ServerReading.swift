@@ -1,0 +1,41 @@
+import Foundation
+import IdentityCore
+
+extension BrokerConfigReader {
+    /// The `server` section: issuer, address, trusted proxies, connection limits and rate limits.
+    func readServer(_ reader: ConfigReader) -> ServerSettings {
+        let trusted = (reader.strings("trustedProxies") ?? []).compactMap { text -> IPAddressRange? in
+            guard let range = IPAddressRange(text) else {
+                reader.problem("trustedProxies", "'\(text)' is not an IP address or CIDR block")
+                return nil
+            }
+            return range
+        }
+        return ServerSettings(issuer: reader.url("issuer")?.absoluteString.trimmingTrailingSlash,
+                              host: reader.string("host"),
+                              port: reader.positiveInt("port"),
+                              trustedProxies: trusted,
+                              http: reader.section("http") { readHTTPLimits($0) } ?? HTTPLimits(),
+                              rateLimits: reader.section("rateLimits") { readRateLimits($0) } ?? RateLimits())
+    }
+
+    private func readHTTPLimits(_ reader: ConfigReader) -> HTTPLimits {
+        let defaults = HTTPLimits()
+        let limits = HTTPLimits(headTimeout: reader.positiveInt("headTimeout") ?? defaults.headTimeout,
+                                idleTimeout: reader.positiveInt("idleTimeout") ?? defaults.idleTimeout,
+                                maxHeadBytes: reader.positiveInt("maxHeadBytes") ?? defaults.maxHeadBytes)
+        if limits.maxHeadBytes < 1024 || limits.maxHeadBytes > 1 << 20 {
+            reader.problem("maxHeadBytes", "must be between 1024 and 1048576")
+        }
+        if limits.headTimeout > 300 { reader.problem("headTimeout", "must be at most 300 seconds") }
+        return limits
+    }
+
+    private func readRateLimits(_ reader: ConfigReader) -> RateLimits {
+        let defaults = RateLimits()
+        return RateLimits(
+            authorizationsPerMinute: reader.positiveInt("authorizationsPerMinute") ?? defaults.authorizationsPerMinute,
+            registrationsPerMinute: reader.positiveInt("registrationsPerMinute") ?? defaults.registrationsPerMinute,
+            registrationsPerTokenPerMinute: reader.positiveInt("registrationsPerTokenPerMinute") ?? defaults.registrationsPerTokenPerMinute)
+    }
+}
