@@ -17,6 +17,15 @@ struct ConfigCommand: AsyncParsableCommand {
         func run() async throws {
             do {
                 let (config, directory) = try BrokerBootstrap.loadConfig(directory: configOption.config, registry: ConnectorCatalog.registry)
+                let settings = try BrokerSettings(options: ServeOptions(configDirectory: configOption.config), config: config)
+                do {
+                    for warning in try BrokerBootstrap.preflight(config: config, storage: settings.storage) {
+                        print("warning: storage: \(warning)")
+                    }
+                } catch {
+                    print("storage: \(error)")
+                    throw ExitCode(1)
+                }
                 let services = directory.environments.values.reduce(0) { $0 + $1.services.count }
                 print("OK: \(config.environments.count) environment(s), \(config.organizations.count) organization(s), \(services) auth service binding(s).")
             } catch let problems as ConfigProblems {

@@ -1,4 +1,6 @@
+import HummingbirdCore
 import Hummingbird
+import IdentityConfig
 import IdentityStore
 import Logging
 import OAuthEngine
@@ -9,8 +11,10 @@ import ServiceLifecycle
 public func buildApplication(_ prepared: PreparedBroker, logger: Logger,
                              maintenanceInterval: Duration = .seconds(60)) -> some ApplicationProtocol {
     let router = buildRouter(prepared.engine, metrics: prepared.metrics)
+    let limits = prepared.engine.state.config.server.http
     return Application(
         router: router,
+        server: brokerHTTPServer(limits),
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
         services: [
             StoreCloser(store: prepared.engine.store),
@@ -18,6 +22,11 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger,
             ReloadService(prepared: prepared, logger: logger),
         ],
         logger: logger)
+}
+
+/// The broker's HTTP/1.1 server with its connection limits (`server.http`, SPEC §9.8).
+public func brokerHTTPServer(_ limits: HTTPLimits) -> HTTPServerBuilder {
+    HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
 }
 
 /// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish (SPEC §1).
@@ -35,6 +44,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     router.add(middleware: ErrorMiddleware())
+    router.add(middleware: RefusedMethodsMiddleware())
     router.add(middleware: BodyLimitMiddleware(limit: 1 << 20, exemptPrefix: "/datalink/"))
     let services = AppServices(engine: engine, pages: Pages())
     WellKnownController(services: services).register(on: router)

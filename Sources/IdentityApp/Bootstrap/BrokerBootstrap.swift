@@ -65,6 +65,10 @@ public enum BrokerBootstrap {
         let (config, directory) = try loadConfig(directory: options.configDirectory, registry: registry,
                                                  issuer: options.issuer, environment: environment, clock: clock, logger: logger)
         let settings = try BrokerSettings(options: options, config: config)
+        // Everything is checked before storage is touched: a refused start migrates nothing.
+        for warning in try preflight(config: config, storage: settings.storage) {
+            logger.warning("\(warning)")
+        }
         let store = try await openStore(settings.storage)
         let vault = try openVault(config: config, storage: settings.storage, logger: logger)
         let keys = try await SigningKeyRing.load(
@@ -95,6 +99,23 @@ public enum BrokerBootstrap {
                 throw BootstrapError("\(error)")
             }
         }
+    }
+
+    /// Checks what only storage would otherwise find out — the PostgreSQL URL parses, shared
+    /// storage has `vault.keys` — without connecting, creating or writing anything. Returns the
+    /// warnings worth an operator's attention (an unverified connection to a remote database).
+    public static func preflight(config: BrokerConfig, storage: StorageLocation) throws -> [String] {
+        guard case .postgres(let url) = storage else { return [] }
+        let settings: PostgresSettings
+        do {
+            settings = try PostgresSettings(url: url)
+        } catch {
+            throw BootstrapError("\(error)")
+        }
+        if config.vaultKeys?.isEmpty ?? true {
+            throw BootstrapError("vault.keys must be configured when storage is shared (PostgreSQL)")
+        }
+        return settings.unverifiedRemoteWarning.map { [$0] } ?? []
     }
 
     /// The vault from `vault.keys`, or — for a single SQLite instance — a key file next to the

@@ -7,8 +7,9 @@ import OAuthEngine
 struct AppServices: Sendable {
     let engine: BrokerEngine
     let pages: Pages
-    /// Cookies get `Secure` when the issuer is https.
+    /// Cookies get `Secure` (and the `__Host-` prefix) when the issuer is https.
     var secureCookies: Bool { engine.issuer.lowercased().hasPrefix("https://") }
+    var cookies: BrowserCookies { BrowserCookies(secure: secureCookies) }
     var issuer: String { engine.issuer }
 
     /// The client's address for throttling: the TCP peer, or, when the peer is one of

@@ -8,7 +8,6 @@ import OAuthEngine
 /// `GET /oauth/auth` (login page) and `POST /oauth/auth` (automated grant), SPEC §3.1–3.2.
 struct AuthorizeController {
     let services: AppServices
-    static let csrfCookie = "idc_csrf"
 
     func register(on group: RouterGroup<AppRequestContext>) {
         group.refuseOtherMethods("oauth/auth", allow: [.get, .post])
@@ -17,6 +16,7 @@ struct AuthorizeController {
     }
 
     private var engine: BrokerEngine { services.engine }
+    private var cookies: BrowserCookies { services.cookies }
 
     /// The browser flow: check the request, then sign in with what the browser already has (an
     /// app-to-web `css` value, an SSO session), offer its accounts (`prompt=select_account`), or
@@ -34,7 +34,7 @@ struct AuthorizeController {
             return services.pages.errorPage(error)
         }
         let prompts = Set((authorization.prompt ?? "").split(separator: " ").map(String.init))
-        let ssoToken = request.cookies[SessionController.ssoCookie]?.value
+        let ssoToken = cookies.ssoToken(request)
         if let webSSO = request.cookies[Self.webSSOCookie]?.value {
             // Taken (spent) whatever happens next; prompt=login still shows the form.
             let session = await engine.redeemWebSSOValue(webSSO, for: authorization.client)
@@ -42,7 +42,7 @@ struct AuthorizeController {
             if let session, !prompts.contains("login") {
                 response = await signIn(authorization, with: session, remember: true, ssoToken: ssoToken)
             } else {
-                response = try await startSignIn(authorization, prompts: prompts, request: request)
+                response = try await startSignIn(authorization, prompts: prompts, request: request, context: context)
             }
             clearWebSSOCookie(on: &response)
             return response
@@ -57,18 +57,17 @@ struct AuthorizeController {
                 return await signIn(authorization, with: session, remember: false, ssoToken: ssoToken)
             }
         }
-        return try await startSignIn(authorization, prompts: prompts, request: request)
+        return try await startSignIn(authorization, prompts: prompts, request: request, context: context)
     }
 
-    /// Issues the code for an existing sign-in; with `remember`, adds it to the browser's SSO
-    /// record (a sign-in carried over from an app is remembered like a form sign-in).
+    /// Issues the code for an existing sign-in; with `remember` (a sign-in carried over from an
+    /// app), it is remembered like a form sign-in, under a new SSO cookie value.
     private func signIn(_ authorization: AuthorizationRequest, with session: LoginSession, remember: Bool,
                         ssoToken: String?) async -> Response {
         do {
             var response = Responses.redirect(try await engine.authorizeWithSession(authorization, session: session))
             if remember {
-                let cookie = await engine.rememberSignIn(session, client: authorization.client, ssoToken: ssoToken)
-                SessionController.setSSOCookie(cookie, on: &response, secure: services.secureCookies)
+                cookies.setSSO(await engine.rememberSignIn(session, client: authorization.client, ssoToken: ssoToken), on: &response)
             }
             return response
         } catch let error as OAuthError {
@@ -79,16 +78,19 @@ struct AuthorizeController {
     }
 
     /// No existing sign-in applies: `prompt=none` fails, else the form or the identity source.
-    private func startSignIn(_ authorization: AuthorizationRequest, prompts: Set<String>, request: Request) async throws -> Response {
+    private func startSignIn(_ authorization: AuthorizationRequest, prompts: Set<String>, request: Request,
+                             context: AppRequestContext) async throws -> Response {
         let target = authorization.errorTarget
         if prompts.contains("none") {
             return Responses.redirect(target.url(for: OAuthError(.loginRequired, "The user is not signed in.")))
         }
-        let csrf = Self.csrfToken(from: request)
+        let binding = cookies.binding(for: request)
+        let address = services.clientAddress(request, context)
         if authorization.client.authService.connector is any RedirectConnector {
             do {
-                var response = services.pages.upstreamAction(try await engine.beginUpstreamLogin(authorization, browserBinding: csrf))
-                setCSRFCookie(csrf, on: &response)
+                var response = services.pages.upstreamAction(try await engine.beginUpstreamLogin(
+                    authorization, browserBinding: binding, clientAddress: address))
+                cookies.setBinding(binding, on: &response)
                 return response
             } catch {
                 return render(error)
@@ -97,22 +99,30 @@ struct AuthorizeController {
         guard authorization.client.authService.connector is any PasswordConnector else {
             return Responses.redirect(target.url(for: .unauthorizedClient("This auth service cannot sign in through the browser.")))
         }
+        let id: String
+        do {
+            let mode: PendingAuthorization.Mode = authorization.client.service.customizedLogin.isPage ? .api : .browser
+            id = try await engine.beginAuthorization(authorization, mode: mode, browserBinding: binding, clientAddress: address)
+        } catch let error as OAuthError {
+            return services.pages.errorPage(error)
+        }
         if case .page(let pageURL) = authorization.client.service.customizedLogin {
-            let id = try await engine.beginAuthorization(authorization, mode: .api)
             let location = RedirectURL.build(pageURL.absoluteString, [
                 ("temp_login_uri", tempLoginURI(id)), ("client_id", authorization.client.clientId),
                 ("redirect_uri", authorization.redirectURI), ("login_hint", authorization.loginHint),
             ])
-            return Responses.redirect(location)
+            var response = Responses.redirect(location)
+            cookies.setBinding(binding, on: &response)
+            return response
         }
-        let id = try await engine.beginAuthorization(authorization, mode: .browser, csrfToken: csrf)
         var response = services.pages.loginPage(loginForm(
-            id: id, client: authorization.client, csrf: csrf, username: authorization.loginHint, error: nil))
-        setCSRFCookie(csrf, on: &response)
+            id: id, client: authorization.client, binding: binding, username: authorization.loginHint, error: nil))
+        cookies.setBinding(binding, on: &response)
         return response
     }
 
     /// The automated authorization grant: answers `{"temp_login_uri": ...}` and never redirects.
+    /// Its temp login URI is bound to no browser: signing in there never sets the SSO cookie.
     func automatedGrant(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let parameters = try await RequestParameters.body(request, context: context)
         let basic = try RequestParameters.basic(request)
@@ -132,16 +142,19 @@ struct AuthorizeController {
         guard authorization.client.authService.connector is any PasswordConnector else {
             throw OAuthError.invalidRequest("This auth service signs in through the browser; use GET /oauth/auth.")
         }
-        let id = try await engine.beginAuthorization(authorization, mode: .api)
+        let id = try await engine.beginAuthorization(authorization, mode: .api, clientAddress: services.clientAddress(request, context))
         return Responses.json(["temp_login_uri": tempLoginURI(id)])
     }
 
     func tempLoginURI(_ id: String) -> String { "\(services.issuer)/oauth/authenticate/\(id)" }
 
-    func loginForm(id: String, client: ResolvedClient, csrf: String, username: String?, error: String?) -> Pages.LoginForm {
+    /// The hosted login form of pending authorization `id`; its CSRF token is bound to the
+    /// pending authorization and to this browser's binding cookie.
+    func loginForm(id: String, client: ResolvedClient, binding: String, username: String?, error: String?) -> Pages.LoginForm {
         var stylesheet: URL?
         if case .css(let url) = client.service.customizedLogin { stylesheet = url }
-        return Pages.LoginForm(heading: client.service.name ?? "Sign in", action: tempLoginURI(id), csrfToken: csrf,
+        return Pages.LoginForm(heading: client.service.name ?? "Sign in", action: tempLoginURI(id),
+                               csrfToken: BrokerEngine.formToken(pendingId: id, browserBinding: binding),
                                username: username, error: error, stylesheet: stylesheet)
     }
 
@@ -151,18 +164,12 @@ struct AuthorizeController {
         case .redirect(let error, let target): Responses.redirect(target.url(for: error))
         }
     }
+}
 
-    /// The browser's CSRF token: reused from its cookie when well formed, else new.
-    static func csrfToken(from request: Request) -> String {
-        if let existing = request.cookies[csrfCookie]?.value, existing.utf8.count == 43,
-           Base64URL.decode(existing) != nil {
-            return existing
-        }
-        return Secrets.randomToken()
-    }
-
-    func setCSRFCookie(_ token: String, on response: inout Response) {
-        response.setCookie(Cookie(name: Self.csrfCookie, value: token, path: "/", secure: services.secureCookies,
-                                  httpOnly: true, sameSite: .lax))
+extension Optional where Wrapped == AuthService.CustomizedLogin {
+    /// A customer's own login page posts the credentials to the temp login URI.
+    var isPage: Bool {
+        if case .page? = self { return true }
+        return false
     }
 }

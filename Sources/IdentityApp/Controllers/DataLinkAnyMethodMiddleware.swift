@@ -10,11 +10,8 @@ struct DataLinkAnyMethodMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: AppRequestContext,
                 next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
-        let path = request.uri.path
-        guard path.hasPrefix("/datalink/") else { return try await next(request, context) }
-        let parts = path.split(separator: "/")
-        guard parts.count >= 2 else { return try await next(request, context) }
+        guard request.uri.path.hasPrefix("/datalink/") else { return try await next(request, context) }
         context.coreContext.endpointPath.value = "/datalink/{name}/**"
-        return try await controller.forward(request, context, name: String(parts[1]), rest: Array(parts.dropFirst(2)))
+        return try await controller.forward(request, context)
     }
 }

@@ -22,25 +22,15 @@ struct DataLinkController {
         eventLoopGroupProvider: .singleton,
         configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled))
 
-    /// Headers never forwarded: hop-by-hop (RFC 9110 §7.6.1), the caller's credentials and
-    /// cookies, and anything the gateway sets itself (so a caller cannot forge them).
-    static let droppedRequestHeaders: Set<String> = [
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding",
-        "upgrade", "host", "authorization", "cookie", "content-length", "x-auth-key", "x-kinvey-request-id",
-    ]
-    static let droppedResponseHeaders: Set<String> = [
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade",
-    ]
-
     /// Routes the common methods; every other method reaches the gateway through
     /// `DataLinkAnyMethodMiddleware` (the router matches methods one by one).
     func register(on router: Router<AppRequestContext>) {
         for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .head, .options] {
             router.on("datalink/:name/**", method: method) { request, context in
-                try await forward(request, context, name: context.parameters.get("name") ?? "", rest: context.parameters.getCatchAll())
+                try await forward(request, context)
             }
             router.on("datalink/:name", method: method) { request, context in
-                try await forward(request, context, name: context.parameters.get("name") ?? "", rest: [])
+                try await forward(request, context)
             }
         }
     }
@@ -49,9 +39,15 @@ struct DataLinkController {
     /// upstream token) back to the caller; CONNECT opens tunnels, not requests.
     static let refusedMethods: Set<HTTPRequest.Method> = [.trace, .connect]
 
-    func forward(_ request: Request, _ context: AppRequestContext, name: String, rest: [Substring]) async throws -> Response {
+    func forward(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         guard !Self.refusedMethods.contains(request.method) else {
             throw OAuthError(.invalidRequest, "The gateway does not forward \(request.method.rawValue) requests.", status: 405)
+        }
+        let name: String, rest: [Substring]
+        do {
+            (name, rest) = try DataLinkPath.parse(request.uri.path)
+        } catch {
+            throw OAuthError.invalidRequest("The path may not contain dot segments, encoded '/' or '\\', or NUL.")
         }
         guard let token = try SessionController.bearer(request) else {
             throw OAuthError.invalidToken("Send the access token as Authorization: Bearer.")
@@ -62,14 +58,14 @@ struct DataLinkController {
         }
         var upstream = HTTPClientRequest(url: Self.url(target.link.url, rest: rest, query: request.uri.query))
         upstream.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers where !Self.droppedRequestHeaders.contains(field.name.canonicalName)
-            && !target.headers.keys.contains(where: { $0.lowercased() == field.name.canonicalName }) {
-            upstream.headers.add(name: field.name.rawName, value: field.value)
+        let mapped = target.mappedHeaderNames.union(target.headers.keys.map { $0.lowercased() })
+        for (name, value) in DataLinkHeaders.forwardable(request.headers, mapped: mapped) {
+            upstream.headers.add(name: name, value: value)
         }
         for (header, value) in target.headers { upstream.headers.replaceOrAdd(name: header, value: value) }
         if let authKey = target.link.authKey { upstream.headers.replaceOrAdd(name: "X-Auth-Key", value: authKey) }
         upstream.headers.replaceOrAdd(name: "X-Kinvey-Request-Id", value: context.id)
-        if let address = context.remoteAddress { upstream.headers.add(name: "X-Forwarded-For", value: address) }
+        if let address = services.clientAddress(request, context) { upstream.headers.add(name: "X-Forwarded-For", value: address) }
         let length = request.headers[.contentLength].flatMap(Int.init)
         // GET and HEAD usually have no body, but when one comes (search APIs) it goes along too.
         let hasBody = (length ?? 0) > 0 || request.headers[.transferEncoding] != nil
@@ -88,10 +84,7 @@ struct DataLinkController {
             context.logger.warning("data link unreachable", metadata: ["dataLink": "\(name)", "error": "\(error)"])
             throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' is unreachable.", status: 502)
         }
-        var headers = HTTPFields()
-        for (headerName, value) in answer.headers where !Self.droppedResponseHeaders.contains(headerName.lowercased()) {
-            if let field = HTTPField.Name(headerName) { headers.append(HTTPField(name: field, value: value)) }
-        }
+        let headers = DataLinkHeaders.returnable(answer.headers)
         let answerLength = answer.headers.first(name: "content-length").flatMap(Int.init)
         let body = answer.body
         return Response(status: .init(code: Int(answer.status.code)), headers: headers,

@@ -11,7 +11,8 @@ struct RegistrationController {
         group.refuseOtherMethods("oauth/register", allow: [.post])
         group.post("oauth/register") { request, context in
             let body = try await Self.jsonBody(request, context: context)
-            let answer = try await services.engine.register(body: body, initialAccessToken: try SessionController.bearer(request))
+            let answer = try await services.engine.register(body: body, initialAccessToken: try SessionController.bearer(request),
+                                                            clientAddress: services.clientAddress(request, context))
             return Responses.json(answer, status: .created)
         }
         group.refuseOtherMethods("oauth/register/:client_id", allow: [.get, .put, .delete])

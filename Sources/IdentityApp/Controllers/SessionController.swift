@@ -7,8 +7,6 @@ import OAuthEngine
 /// `/oauth/userinfo`, `/oauth/revoke`, `/oauth/logout` (SPEC §3.5, §3.6).
 struct SessionController {
     let services: AppServices
-    static let ssoCookie = "idc_sso"
-
     private var engine: BrokerEngine { services.engine }
 
     func register(on group: RouterGroup<AppRequestContext>) {
@@ -38,9 +36,11 @@ struct SessionController {
             return Responses.json([String: String]())
         }
         group.refuseOtherMethods("oauth/logout", allow: [.get, .post])
-        group.get("oauth/logout") { request, _ in await logout(request, parameters: { try RequestParameters.query(request) }) }
+        group.get("oauth/logout") { request, _ in
+            await logout(request, confirmed: false, parameters: { try RequestParameters.query(request) })
+        }
         group.post("oauth/logout") { request, context in
-            await logout(request, parameters: { try await RequestParameters.body(request, context: context) })
+            await logout(request, confirmed: true, parameters: { try await RequestParameters.body(request, context: context) })
         }
     }
 
@@ -51,20 +51,34 @@ struct SessionController {
         return Responses.json(try await engine.userInfo(accessToken: token))
     }
 
-    private func logout(_ request: Request, parameters: () async throws -> OAuthParameters) async -> Response {
+    /// RP-initiated logout (SPEC §3.6, §9.7, §9.12). A POST carrying `confirm` is the answer of
+    /// the confirmation page (checked against its CSRF token); any other request is a plain one.
+    private func logout(_ request: Request, confirmed: Bool, parameters: () async throws -> OAuthParameters) async -> Response {
+        let cookies = services.cookies
         var response: Response
         do {
-            switch try await engine.logout(try await parameters(), ssoToken: request.cookies[Self.ssoCookie]?.value) {
-            case .redirect(let location): response = Responses.redirect(location)
-            case .signedOut: response = services.pages.signedOutPage()
+            let parameters = try await parameters()
+            let confirmation = confirmed && parameters["confirm"] != nil
+                ? (csrfToken: parameters["csrf_token"], browserBinding: cookies.existingBinding(request)) : nil
+            switch try await engine.logout(parameters, ssoToken: cookies.ssoToken(request), confirmation: confirmation) {
+            case .redirect(let location):
+                response = Responses.redirect(location)
+                cookies.clearSSO(on: &response)
+            case .signedOut:
+                response = services.pages.signedOutPage()
+                cookies.clearSSO(on: &response)
+            case .confirm(let carried, let clientName):
+                let binding = cookies.binding(for: request)
+                response = services.pages.logoutConfirmation(
+                    action: "\(services.issuer)/oauth/logout", fields: carried.sorted { $0.key < $1.key },
+                    csrfToken: BrokerEngine.logoutCSRFToken(browserBinding: binding), clientName: clientName)
+                cookies.setBinding(binding, on: &response)
             }
         } catch let error as OAuthError {
             response = services.pages.errorPage(error)
         } catch {
             response = services.pages.errorPage(.internalFailure("\(error)"))
         }
-        response.setCookie(Cookie(name: Self.ssoCookie, value: "", maxAge: 0, path: "/", secure: services.secureCookies,
-                                  httpOnly: true, sameSite: .lax))
         return response
     }
 
@@ -76,12 +90,5 @@ struct SessionController {
         let token = header.dropFirst(7).trimmingSpacesAndTabs
         guard !token.isEmpty else { throw OAuthError.invalidToken("The bearer token is empty.") }
         return token
-    }
-
-    /// Sets the SSO cookie after a browser sign-in.
-    static func setSSOCookie(_ cookie: SSOCookie?, on response: inout Response, secure: Bool) {
-        guard let cookie else { return }
-        response.setCookie(Cookie(name: ssoCookie, value: cookie.value, maxAge: cookie.maxAge, path: "/", secure: secure,
-                                  httpOnly: true, sameSite: .lax))
     }
 }

@@ -16,18 +16,20 @@ struct TempLoginController {
         group.post("oauth/authenticate/:id") { request, context in try await submit(request, context) }
     }
 
-    /// Shows the login form again (after a failed attempt) for a browser-mode authorization.
+    private var cookies: BrowserCookies { services.cookies }
+
+    /// Shows the login form again (after a failed attempt) for a browser-mode authorization, to
+    /// the browser that started it.
     func show(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard let pending = try await services.engine.pendingAuthorization(id: id), pending.mode == .browser,
+              let binding = cookies.existingBinding(request), let expected = pending.browserHash,
+              Secrets.constantTimeEquals(Secrets.hash(binding), expected),
               let client = try await services.engine.client(for: pending) else {
             return services.pages.errorPage(.invalidRequest("This sign-in page has expired. Start again from the app."))
         }
-        let csrf = AuthorizeController.csrfToken(from: request)
-        var response = services.pages.loginPage(authorize.loginForm(
-            id: id, client: client, csrf: csrf, username: pending.loginHint, error: pending.lastError))
-        authorize.setCSRFCookie(csrf, on: &response)
-        return response
+        return services.pages.loginPage(authorize.loginForm(
+            id: id, client: client, binding: binding, username: pending.loginHint, error: pending.lastError))
     }
 
     func submit(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -40,21 +42,19 @@ struct TempLoginController {
         }
         let formToken = parameters["csrf_token"]
         let fromBrowser = formToken != nil || wantsHTML(request)
-        if let formToken, request.cookies[AuthorizeController.csrfCookie]?.value != formToken {
-            return failure(.cannotRedirect(.invalidRequest("The sign-in form is no longer valid. Reload the page and try again.")),
-                           fromBrowser: true)
-        }
         do {
             switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken,
+                                                                browserBinding: cookies.existingBinding(request),
                                                                 clientAddress: services.clientAddress(request, context)) {
             case .redirect(let location):
                 return Responses.redirect(location)
             case .signedIn(let completion):
                 var response = Responses.redirect(completion.redirect)
-                if fromBrowser, let client = services.engine.state.directory.resolve(completion.session.appKey + "." + completion.session.authServiceId) {
-                    let cookie = await services.engine.rememberSignIn(completion.session, client: client,
-                                                                      ssoToken: request.cookies[SessionController.ssoCookie]?.value)
-                    SessionController.setSSOCookie(cookie, on: &response, secure: services.secureCookies)
+                // Only the browser that started the sign-in is remembered (SPEC §9.4, §9.10).
+                if completion.browserBound,
+                   let client = services.engine.state.directory.resolve(completion.session.appKey + "." + completion.session.authServiceId) {
+                    cookies.setSSO(await services.engine.rememberSignIn(completion.session, client: client,
+                                                                        ssoToken: cookies.ssoToken(request)), on: &response)
                 }
                 return response
             case .retry(let pendingId, _):

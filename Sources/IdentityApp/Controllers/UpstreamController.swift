@@ -7,6 +7,10 @@ import OAuthEngine
 /// `POST /saml/acs` (SAML HTTP-POST), plus SAML SP metadata.
 struct UpstreamController {
     let services: AppServices
+    /// Marks the ACS post the broker's own page made (see `bounce`).
+    static let bounceField = "idc_bounce"
+
+    private var cookies: BrowserCookies { services.cookies }
 
     func registerCallback(on group: RouterGroup<AppRequestContext>) {
         group.refuseOtherMethods("oauth/callback", allow: [.get])
@@ -29,6 +33,9 @@ struct UpstreamController {
             } catch let error as OAuthError {
                 return services.pages.errorPage(error)
             }
+            if cookies.existingBinding(request) == nil, parameters[Self.bounceField] == nil {
+                return bounce(parameters)
+            }
             return await finish(.samlAssertionConsumer, parameters, request)
         }
         for path in ["saml/metadata", "v2/saml/metadata"] {
@@ -39,18 +46,30 @@ struct UpstreamController {
         }
     }
 
+    /// The IdP's POST to the ACS is cross-site, so browsers leave out the binding cookie
+    /// (SameSite=Lax) that proves this is the browser that started the sign-in (SPEC §9.4). The
+    /// ACS answers such a POST with a page that posts the same fields again from the broker's
+    /// own origin, which carries the cookie; the second post is finished or refused for good.
+    private func bounce(_ parameters: OAuthParameters) -> Response {
+        var fields: [RedirectAction.FormField] = []
+        for name in ["SAMLResponse", "RelayState"] {
+            if let value = parameters[name] { fields.append(.init(name, value)) }
+        }
+        fields.append(.init(Self.bounceField, "1"))
+        return services.pages.upstreamAction(.autoPost(url: "\(services.issuer)/saml/acs", fields: fields))
+    }
+
     private func finish(_ kind: CallbackKind, _ parameters: OAuthParameters, _ request: Request) async -> Response {
         var values: [String: String] = [:]
-        for name in parameters.names { values[name] = parameters[name] ?? "" }
+        for name in parameters.names where name != Self.bounceField { values[name] = parameters[name] ?? "" }
         do {
             let completion = try await services.engine.finishUpstreamLogin(
-                kind: kind, parameters: values, browserBinding: request.cookies[AuthorizeController.csrfCookie]?.value)
+                kind: kind, parameters: values, browserBinding: cookies.existingBinding(request))
             var response = Responses.redirect(completion.redirect)
             let session = completion.session
-            if let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {
-                let cookie = await services.engine.rememberSignIn(session, client: client,
-                                                                  ssoToken: request.cookies[SessionController.ssoCookie]?.value)
-                SessionController.setSSOCookie(cookie, on: &response, secure: services.secureCookies)
+            if completion.browserBound, let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {
+                cookies.setSSO(await services.engine.rememberSignIn(session, client: client, ssoToken: cookies.ssoToken(request)),
+                               on: &response)
             }
             return response
         } catch {

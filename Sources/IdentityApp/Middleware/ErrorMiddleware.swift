@@ -51,3 +51,17 @@ struct BodyLimitMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 }
+
+/// TRACE and TRACK are refused everywhere with 405 (SPEC §9.8): they would echo the request,
+/// credentials and cookies included, back to whoever sent it.
+struct RefusedMethodsMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let method = request.method.rawValue.uppercased()
+        guard method == "TRACE" || method == "TRACK" else { return try await next(request, context) }
+        var response = Responses.error(OAuthError(.invalidRequest, "\(method) is not supported.", status: 405))
+        response.headers[.allow] = "GET, POST, PUT, DELETE, PATCH, HEAD, OPTIONS"
+        return response
+    }
+}

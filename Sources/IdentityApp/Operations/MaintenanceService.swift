@@ -4,8 +4,9 @@ import Logging
 import OAuthEngine
 import ServiceLifecycle
 
-/// Background housekeeping (SPEC §7): deletes expired codes, sessions and tokens, prunes the
-/// login throttle, and picks up signing keys rotated by `idconnect keys rotate` or another instance.
+/// Background housekeeping (SPEC §7): deletes expired codes, sessions, tokens and throttle
+/// counters (keeping at most `LoginThrottle.maxCounters` of them), and picks up signing keys
+/// rotated by `idconnect keys rotate` or another instance.
 public struct MaintenanceService: Service {
     let engine: BrokerEngine
     let interval: Duration
@@ -33,7 +34,7 @@ public struct MaintenanceService: Service {
         do {
             let removed = try await engine.store.purgeExpired(before: engine.clock.now())
                 + engine.purgeUnboundInstances()
-            engine.throttle.prune(now: engine.clock.now())
+            try await engine.store.capThrottle(maxRows: engine.throttle.maxCounters)
             if removed > 0 { logger.info("expired records removed", metadata: ["count": "\(removed)"]) }
             try await reloadKeysIfChanged()
         } catch {

@@ -59,6 +59,18 @@ enum PageTemplates {
     </main></body></html>
     """
 
+    static let logoutConfirm = layout + """
+    <h1>Sign out?</h1>
+    <p class="muted">{{#clientName}}{{clientName}} asks to sign you out. {{/clientName}}This signs you out of every app in this browser.</p>
+    <form method="post" action="{{action}}">
+    {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
+    {{/fields}}<input type="hidden" name="csrf_token" value="{{csrfToken}}">
+    <input type="hidden" name="confirm" value="yes">
+    <button type="submit" id="confirm">Sign out</button>
+    </form>
+    </main></body></html>
+    """
+
     static let signedOut = layout + """
     <h1>Signed out</h1>
     <p class="muted">You have been signed out. You can close this window.</p>

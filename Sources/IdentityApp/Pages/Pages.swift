@@ -10,6 +10,7 @@ struct Pages: Sendable {
     private let autoPost: MustacheTemplate
     private let signedOut: MustacheTemplate
     private let accounts: MustacheTemplate
+    private let logoutConfirm: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -18,6 +19,7 @@ struct Pages: Sendable {
         login = try! MustacheTemplate(string: PageTemplates.login)
         error = try! MustacheTemplate(string: PageTemplates.error)
         accounts = try! MustacheTemplate(string: PageTemplates.accounts)
+        logoutConfirm = try! MustacheTemplate(string: PageTemplates.logoutConfirm)
     }
 
     /// One remembered account on the account chooser.
@@ -75,6 +77,16 @@ struct Pages: Sendable {
         }
     }
 
+    /// Asks before signing out (SPEC §9.7): a form that posts the logout request back with
+    /// `confirm` and a CSRF token bound to this browser.
+    func logoutConfirmation(action: String, fields: [(key: String, value: String)], csrfToken: String, clientName: String?) -> Response {
+        let values: [String: Any] = [
+            "title": "Sign out", "action": action, "csrfToken": csrfToken, "clientName": clientName ?? false,
+            "fields": fields.map { ["name": $0.key, "value": $0.value] },
+        ]
+        return Responses.html(logoutConfirm.render(values))
+    }
+
     func signedOutPage() -> Response {
         Responses.html(signedOut.render(["title": "Signed out"]))
     }
@@ -84,8 +96,10 @@ struct Pages: Sendable {
             "title": "Sign-in problem", "heading": "Sign-in problem",
             "message": oauthError.errorDescription, "code": oauthError.code.rawValue,
         ]
-        let status = oauthError.status >= 500 ? oauthError.status : 400
-        return Responses.html(error.render(values), status: .init(code: status))
+        let status = oauthError.status >= 500 || oauthError.status == 429 ? oauthError.status : 400
+        var response = Responses.html(error.render(values), status: .init(code: status))
+        if let retryAfter = oauthError.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 
     static func origin(of url: URL) -> String? {

@@ -39,6 +39,7 @@ enum Responses {
         } else if error.code == .invalidToken {
             response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token""#
         }
+        if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }
 

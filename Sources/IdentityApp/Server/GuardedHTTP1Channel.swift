@@ -1,0 +1,42 @@
+import HummingbirdCore
+import IdentityConfig
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Hummingbird's HTTP/1.1 child channel with the broker's connection limits (`server.http`,
+/// SPEC §9.8): request heads must arrive within `headTimeout` and fit in `maxHeadBytes`
+/// (`RequestHeadGuard`), idle keep-alive connections close after `idleTimeout`. Under TLS the
+/// guard sits behind the TLS handler, on the decrypted bytes.
+struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = HTTP1Channel.Value
+
+    let responder: HTTPChannelHandler.Responder
+    let limits: HTTPLimits
+
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: HTTPLimits) {
+        self.responder = responder
+        self.limits = limits
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let state = RequestHeadState()
+        let limits = limits
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestBoundaryObserver(state: state)],
+            idleTimeout: .seconds(Int64(limits.idleTimeout)),
+            // A backstop behind the guard (pipelined requests in one read are parsed, not counted).
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeadBytes, maxHeaderListSize: limits.maxHeadBytes * 2))
+        let inner = HTTP1Channel(responder: responder, configuration: configuration)
+        return channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(
+                RequestHeadGuard(state: state, headTimeout: .seconds(Int64(limits.headTimeout)), maxHeadBytes: limits.maxHeadBytes))
+        }.flatMap {
+            inner.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: value, logger: logger)
+    }
+}
