@@ -62,7 +62,15 @@ enum RecordingDataLink {
                 log.record(request, body: body)
                 if request.uri.path.hasSuffix("/slow") { try await Task.sleep(for: .seconds(5)) }
                 let status: HTTPResponse.Status = request.uri.path.hasSuffix("/created") ? .created : .ok
-                return Response(status: status, headers: [.contentType: "application/octet-stream", HTTPField.Name("X-Backend")!: "crm"],
+                var headers: HTTPFields = [.contentType: "application/octet-stream", HTTPField.Name("X-Backend")!: "crm"]
+                if request.uri.path.hasSuffix("/cookie") {
+                    // A backend that tries to set cookies on the broker's origin and names hop-by-hop headers.
+                    headers[.setCookie] = "session=backend; Path=/"
+                    headers[.connection] = "X-Backend-Hop"
+                    headers[HTTPField.Name("X-Backend-Hop")!] = "hop"
+                    headers[HTTPField.Name("Keep-Alive")!] = "timeout=5"
+                }
+                return Response(status: status, headers: headers,
                                 body: .init(byteBuffer: ByteBuffer(bytes: Array("echo:".utf8) + Array(body))))
             }
         }

@@ -144,7 +144,9 @@ struct BadInputTests {
     func garbageNeverFails() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
-            let values = ["", "%00", "\u{0}", "' OR 1=1 --", "<script>alert(1)</script>", String(repeating: "é", count: 400),
+            // Long values stay under the 16 KiB head limit in the GET query below (eight of them,
+            // percent-encoded); a longer head is a 431, tested with the HTTP limits.
+            let values = ["", "%00", "\u{0}", "' OR 1=1 --", "<script>alert(1)</script>", String(repeating: "é", count: 150),
                           "../../etc/passwd", "kid_test.", ".users", "kid_test..users", "kid_test.users.x", "%", "a=b=c", "🙂"]
             let paths = ["/oauth/auth", "/oauth/token", "/oauth/authenticate/x", "/v1/oauth/authenticate/" + String(repeating: "z", count: 500)]
             for path in paths {

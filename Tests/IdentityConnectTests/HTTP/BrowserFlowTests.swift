@@ -36,7 +36,9 @@ struct BrowserFlowTests {
             #expect(claims.aud == TestBroker.appKey)
             #expect(claims.nonce == "n-456")
             #expect(claims.email == "alice@example.org")
-            #expect(claims.groups == ["admins", "staff"])
+            // Only what the scopes ask for (SPEC §9.14): email, no name or groups.
+            #expect(claims.groups == nil)
+            #expect(claims.name == nil)
             #expect(claims.at_hash == AccessTokenHash.compute(accessToken))
             #expect(claims.exp == claims.iat + 600)
             let access = try await keys.verify(accessToken, as: AccessClaims.self)
@@ -159,6 +161,7 @@ struct IDClaims: JWTPayload {
     var at_hash: String?
     var email: String?
     var groups: [String]?
+    var name: String?
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 

@@ -59,7 +59,7 @@ enum ADPeer {
     static func passwordGrant(_ client: any TestClientProtocol, _ username: String, _ password: String,
                               service: String = "corp") async throws -> TestResponse {
         try await client.postForm("/oauth/token", [("grant_type", "password"), ("client_id", "\(appKey).\(service)"),
-                                                   ("username", username), ("password", password), ("scope", "openid")],
+                                                   ("username", username), ("password", password), ("scope", "openid email profile groups")],
                                   headers: basicAuth(appKey, secret))
     }
 }

@@ -9,7 +9,8 @@ struct LDAPConnectorTests {
     func loginPage() async throws {
         let broker = try await LDAPPeer.broker()
         try await broker.withClient { client in
-            let location = try await Flows.browserLogin(client, clientId: "\(LDAPPeer.appKey).search")
+            let location = try await Flows.browserLogin(client, clientId: "\(LDAPPeer.appKey).search",
+                                                        extra: [("scope", "openid email profile groups"), ("state", "s"), ("nonce", "n")])
             #expect(location.hasPrefix(TestBroker.redirect + "?"))
             let response = try await LDAPPeer.exchange(client, location, service: "search", verifier: Flows.verifier)
             #expect(response.status == .ok)

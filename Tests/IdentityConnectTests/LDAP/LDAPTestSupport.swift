@@ -68,7 +68,7 @@ enum LDAPPeer {
     static func passwordGrant(_ client: any TestClientProtocol, _ username: String, _ password: String,
                               service: String = "search") async throws -> TestResponse {
         try await client.postForm("/oauth/token", [("grant_type", "password"), ("client_id", "\(appKey).\(service)"),
-                                                   ("username", username), ("password", password), ("scope", "openid")],
+                                                   ("username", username), ("password", password), ("scope", "openid email profile groups")],
                                   headers: basicAuth(appKey, secret))
     }
 

@@ -16,7 +16,7 @@ struct RegistrationTests {
     static let otherKey = try! SigningKey.generate(.es256)
 
     /// The default test config plus a `registration` section whose secrets come by reference.
-    static func make(clock: ManualClock = ManualClock()) async throws -> TestBroker {
+    static func make(clock: ManualClock = ManualClock(), backend: StoreBackend = .sqlite) async throws -> TestBroker {
         var files = TestBroker.defaultConfig()
         files["environments/test.yaml"]! += """
 
@@ -25,7 +25,7 @@ struct RegistrationTests {
               softwareStatements: { CSI: { jwks: ${env:CSI_JWKS} } }
         """
         let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [statementKey.publicKey.jwk]]), as: UTF8.self)
-        return try await TestBroker.make(files: files, environment: ["TEST_IAT": iat, "CSI_JWKS": jwks], clock: clock)
+        return try await TestBroker.make(files: files, environment: ["TEST_IAT": iat, "CSI_JWKS": jwks], clock: clock, backend: backend)
     }
 
     static func statement(key: SigningKey = statementKey, exp: Date, claims: [String: Any] = [:]) throws -> String {

@@ -98,20 +98,34 @@ enum SAMLPeerFixture {
         var query = [("client_id", "\(appKey).\(authService)"), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
                      ("state", "app-state"), ("scope", "openid"), ("code_challenge", Flows.challenge), ("code_challenge_method", "S256")]
         if let prompt { query.append(("prompt", prompt)) }
-        let start = try await client.get("/oauth/auth?" + formEncode(query))
+        let start = try await client.get("/oauth/auth?" + formEncode(query), headers: [.cookie: browserCookie])
         let browser = UpstreamBrowser()
         let first = UpstreamBrowser.Page(url: "http://127.0.0.1:8080/oauth/auth", status: Int(start.status.code),
                                          location: start.location, body: start.text)
         return try await browser.formPosting(to: acs, from: first, username: username, password: password)
     }
 
-    /// Posts the IdP's answer to the broker's ACS, as the browser's auto-submitting form would.
+    /// The test browser's binding cookie: every sign-in of these tests starts and ends in one
+    /// browser, which the broker recognises by it (SPEC §9.4).
+    static let browserBinding = "b1ndingb1ndingb1ndingb1ndingb1ndingb1nding0"
+    static var browserCookie: String { "idc_csrf=\(browserBinding)" }
+
+    /// Posts the IdP's answer to the broker's ACS, as the browser's auto-submitting form would
+    /// once it is on the broker's own origin (where the binding cookie comes along; a cross-site
+    /// post without it is bounced first, see `SAMLBounceTests`).
     static func postToACS(_ client: any TestClientProtocol, _ fields: [(String, String)]) async throws -> TestResponse {
-        try await client.postForm("/saml/acs", fields)
+        try await client.postForm("/saml/acs", fields, headers: [.cookie: browserCookie])
     }
 
     /// The whole sign-in: tokens for the user, and the broker's `/oauth/validate` view of them.
     static func signIn(_ client: any TestClientProtocol, authService: String) async throws -> (tokens: [String: Any], view: [String: Any]) {
+        let (tokens, view, _) = try await signInWithSSO(client, authService: authService)
+        return (tokens, view)
+    }
+
+    /// As `signIn`, also returning the SSO cookie the ACS set for the test browser.
+    static func signInWithSSO(_ client: any TestClientProtocol,
+                              authService: String) async throws -> (tokens: [String: Any], view: [String: Any], sso: String?) {
         let answer = try await postToACS(client, try await responseFields(client, authService: authService))
         #expect(answer.status == .found, "\(authService): \(answer.text.replacingOccurrences(of: "\n", with: " ").suffix(400))")
         let location = try #require(answer.location)
@@ -124,7 +138,7 @@ enum SAMLPeerFixture {
         let access = try #require(exchange.json["access_token"] as? String)
         let view = try await Flows.validate(client, access)
         #expect(view.status == .ok)
-        return (exchange.json, view.json)
+        return (exchange.json, view.json, answer.cookies["idc_sso"])
     }
 }
 

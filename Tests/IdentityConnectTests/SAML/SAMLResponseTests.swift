@@ -34,8 +34,12 @@ struct SAMLResponseTests {
         #expect(assertion.attributes["email"] == .string("alice@example.org"))
         #expect(assertion.attributes["name"] == .string("Alice"))
         #expect(assertion.attributes["groups"] == .array([.string("staff"), .string("admins")]))
-        // The session ends at the earlier of SessionNotOnOrAfter and the conditions' NotOnOrAfter.
-        #expect(assertion.sessionEnd == now.addingTimeInterval(300))
+        // The session ends at SessionNotOnOrAfter; the conditions' NotOnOrAfter (300 s) only bounds
+        // acceptance at the ACS (SPEC §4).
+        #expect(assertion.sessionEnd == now.addingTimeInterval(3600))
+        var noSession = SAMLResponseBuilder(now: now)
+        noSession.sessionNotOnOrAfter = nil
+        #expect(try validate(try noSession.responseXML(), noSession).get().sessionEnd == nil)
         #expect(assertion.xml.hasPrefix("<saml:Assertion"))
         #expect(assertion.xml.contains("xmlns:saml="))
         #expect(assertion.xml.contains("SignatureValue"))

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import OAuthEngine
+import Testing
 
 extension TestClientProtocol {
     func get(_ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
@@ -88,4 +89,10 @@ struct LoginFormFields {
         self.action = action
         self.csrfToken = csrf
     }
+}
+
+/// The `code` of a redirect answer's `Location`; fails the test when there is none.
+func redirectCode(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    let location = try #require(response.location, sourceLocation: sourceLocation)
+    return try #require(queryItems(location)["code"], "\(location)", sourceLocation: sourceLocation)
 }

@@ -15,6 +15,8 @@ struct TestBroker {
     let clock: ManualClock
     let engine: BrokerEngine
     let prepared: PreparedBroker
+    /// The storage URL (`sqlite:` or `postgres://`), shared by siblings.
+    let storage: String
     /// A sibling leaves the shared directory to the broker that made it.
     var ownsDirectory = true
 
@@ -73,9 +75,17 @@ struct TestBroker {
     static let defaultRegistry = ConnectorRegistry([StaticConnectorFactory()])
 
     static func make(files: [String: String] = defaultConfig(), environment: [String: String] = [:],
-                     registry: ConnectorRegistry = defaultRegistry, clock: ManualClock = ManualClock(Date())) async throws -> TestBroker {
+                     registry: ConnectorRegistry = defaultRegistry, clock: ManualClock = ManualClock(Date()),
+                     backend: StoreBackend = .sqlite) async throws -> TestBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idc-test-\(UUID().uuidString)")
         let configDirectory = directory.appendingPathComponent("config")
+        var files = files
+        var storage = "sqlite:\(directory.appendingPathComponent("data/broker.sqlite").path)"
+        if backend == .postgres {
+            // Shared storage needs configured vault keys.
+            storage = try await PostgresTestDatabase.create()
+            files["vault.yaml"] = "vault:\n  keys:\n    - id: t1\n      secret: \(Data(repeating: 7, count: 32).base64EncodedString())\n"
+        }
         for (name, content) in files {
             let url = configDirectory.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -84,20 +94,20 @@ struct TestBroker {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let prepared = try await BrokerBootstrap.prepare(
-            options: ServeOptions(configDirectory: configDirectory.path,
-                                  storage: "sqlite:\(directory.appendingPathComponent("data/broker.sqlite").path)"),
+            options: ServeOptions(configDirectory: configDirectory.path, storage: storage),
             registry: registry, clock: clock,
             environment: ["TEST_APP_SECRET": appSecret].merging(environment) { $1 },
             generateSigningKey: TestSigningKeys.make, logger: logger)
-        return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared)
+        return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, storage: storage)
     }
 
     /// Serves the broker on an ephemeral loopback port for the duration of `body`.
     func withClient<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         var logger = Logger(label: "test-http")
         logger.logLevel = .critical
-        let app = Application(router: buildRouter(engine, metrics: prepared.metrics), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              logger: logger)
+        let app = Application(router: buildRouter(engine, metrics: prepared.metrics),
+                              server: brokerHTTPServer(engine.state.config.server.http),
+                              configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         defer { if ownsDirectory { try? FileManager.default.removeItem(at: directory) } }
         return try await app.test(.live, body)
     }
@@ -108,11 +118,12 @@ struct TestBroker {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let prepared = try await BrokerBootstrap.prepare(
-            options: ServeOptions(configDirectory: configDirectory.path, storage: "sqlite:\(databasePath)"),
+            options: ServeOptions(configDirectory: configDirectory.path, storage: storage),
             registry: registry, clock: clock,
             environment: ["TEST_APP_SECRET": Self.appSecret].merging(environment) { $1 },
             generateSigningKey: TestSigningKeys.make, logger: logger)
-        return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, ownsDirectory: false)
+        return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, storage: storage,
+                          ownsDirectory: false)
     }
 
     var databasePath: String { directory.appendingPathComponent("data/broker.sqlite").path }
@@ -127,6 +138,16 @@ struct TestBroker {
             try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions WHERE user_id = ? AND revoked_at IS NULL", arguments: [userId]) ?? 0
         }
     }
+    /// The bytes pending authorizations take in the SQLite file (rows and their data).
+    func pendingAuthorizationBytes() throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(path: databasePath, configuration: configuration)
+        return try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(length(data) + length(id_hash) + 8), 0) FROM pending_authorizations") ?? 0
+        }
+    }
+
     var configDirectory: URL { directory.appendingPathComponent("config") }
 
     /// Replaces (or adds) one config file.
