@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Pre-authentication flood check (SPEC §9.13) against a real `idconnect serve`.
 
-Starts the broker on a copy of the shipped console-config, then
-  1. sends 12,000 failed password grants, each with a unique 8 KB username, and reports how much
-     the broker's resident memory grew (limit: 25 MiB);
+Starts the broker on a copy of the shipped console-config (with 127.0.0.1 as a trusted proxy),
+then
+  1. sends 12,000 failed password grants, each with a unique 8 KB username and from a different
+     client address (X-Forwarded-For: a botnet, not one address the address limit would stop),
+     and reports how much the broker's resident memory grew (limit: 25 MiB);
   2. sends 3,000 unauthenticated authorization requests (POST /oauth/auth, API mode, a 1 KB
      state each) from one address, and reports how much the SQLite files grew (limit: 1 MiB) and
      how many were refused with 429.
@@ -41,8 +43,19 @@ def rss_kib(pid):
 
 
 def storage_bytes(directory):
-    return sum(os.path.getsize(os.path.join(directory, name)) for name in os.listdir(directory)
-               if name.startswith("idconnect.sqlite"))
+    """The database's size once its write-ahead log is folded in (the log is a transient buffer
+    of page writes, reused after each checkpoint)."""
+    import sqlite3
+    path = os.path.join(directory, "idconnect.sqlite")
+    connection = sqlite3.connect(path, timeout=30)
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        free = connection.execute("PRAGMA freelist_count").fetchone()[0]
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        connection.close()
+    return (pages - free) * size
 
 
 def post(port, path, form, headers):
@@ -59,6 +72,8 @@ def run(binary):
     work = tempfile.mkdtemp(prefix="idc-flood-")
     config = os.path.join(work, "config")
     shutil.copytree(os.path.join(ROOT, "console-config"), config)
+    with open(os.path.join(config, "server.yaml"), "w") as server_yaml:
+        server_yaml.write("server:\n  trustedProxies: [ 127.0.0.1 ]\n")
     port = free_port()
     data = os.path.join(work, "data")
     log = open(os.path.join(work, "broker.log"), "w")
@@ -82,9 +97,10 @@ def run(binary):
         time.sleep(1)
         rss_before = rss_kib(server.pid)
         def grant(index):
-            username = f"u{index:06d}-" + "x" * 8185
+            username = f"u{index:06d}-" + "x" * 7992   # 8,000 bytes: under the 8 KiB parameter limit
+            address = f"10.{index // 65536}.{(index // 256) % 256}.{index % 256}"
             return post(port, "/oauth/token", {"grant_type": "password", "username": username, "password": "wrong"},
-                        {"Authorization": BASIC})
+                        {"Authorization": BASIC, "X-Forwarded-For": address})
         with concurrent.futures.ThreadPoolExecutor(max_workers=16) as pool:
             grant_statuses = list(pool.map(grant, range(12_000)))
         time.sleep(1)
@@ -118,7 +134,7 @@ def run(binary):
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
-    result = run(sys.argv[1])
+    result = run(os.path.abspath(sys.argv[1]))
     print(json.dumps(result) if "--json" in sys.argv else
           f"12,000 failed grants with 8 KB usernames: RSS +{result['rss_growth_mib']} MiB {result['password_grant_statuses']}\n"
           f"3,000 authorization requests with a 1 KB state: storage +{result['storage_growth_kib']} KiB "

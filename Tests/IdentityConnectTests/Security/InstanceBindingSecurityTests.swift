@@ -71,12 +71,14 @@ struct InstanceBindingSecurityTests {
                 let answer = try await InstanceFlows.browserSignIn(client, clientId: instance.clientId, username: user, password: password)
                 codes.append(try redirectCode(answer))
             }
+            let port = try #require(client.port)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for code in codes {
                     group.addTask {
-                        Int(try await client.postForm("/oauth/token", [
+                        try await ParallelClient.postForm(port: port, "/oauth/token", [
                             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.nativeRedirect),
-                            ("client_id", instance.clientId), ("code_verifier", Flows.verifier)], headers: instance.basic).status.code)
+                            ("client_id", instance.clientId), ("code_verifier", Flows.verifier)],
+                            basic: (instance.clientId, instance.secret)).status
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
