@@ -62,6 +62,8 @@ export IDCONNECT_SAML_SSP_METADATA=http://127.0.0.1:8480/saml2/idp/metadata.php
 # generation at start, not a hundred.)
 NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=8 swift test --skip-build
 scripts/smoke.sh
+# Pre-authentication floods against the real binary: memory and storage stay bounded (SPEC §9.13).
+python3 scripts/security/flood-check.py "$(swift build --show-bin-path)/idconnect"
 python3 scripts/multi-instance-test.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"
