@@ -112,7 +112,7 @@ enum SAMLPeerFixture {
 
     /// Posts the IdP's answer to the broker's ACS, as the browser's auto-submitting form would
     /// once it is on the broker's own origin (where the binding cookie comes along; a cross-site
-    /// post without it is bounced first, see `SAMLBounceTests`).
+    /// post without it is bounced first, see `SAMLBindingSecurityTests`).
     static func postToACS(_ client: any TestClientProtocol, _ fields: [(String, String)]) async throws -> TestResponse {
         try await client.postForm("/saml/acs", fields, headers: [.cookie: browserCookie])
     }
