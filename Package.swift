@@ -31,20 +31,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "IdentityConfig", dependencies: ["IdentityCore", "Yams"]),
-        .target(name: "IdentityStore", dependencies: [
-            "IdentityCore", .product(name: "GRDB", package: "GRDB.swift"),
+        .target(name: "StoreContracts", dependencies: ["IdentityCore"]),
+        .target(name: "SQLiteStore", dependencies: [
+            "IdentityCore", "StoreContracts", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "PostgresStore", dependencies: [
-            "IdentityCore", "IdentityStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "IdentityCore", "StoreContracts", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "OAuthEngine", dependencies: [
-            "IdentityCore", "IdentityConfig", "IdentityStore",
+            "IdentityCore", "IdentityConfig", "StoreContracts",
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "IdentityStore", "PostgresStore", "OAuthEngine",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "OAuthEngine",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -92,7 +93,7 @@ let package = Package(
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
-            "LDAPConnector", "LDAPClient", "PostgresStore",
+            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -1,5 +1,5 @@
 import Foundation
-import IdentityStore
+import StoreContracts
 import PostgresNIO
 
 extension PostgresStore: PendingAuthorizationStore {

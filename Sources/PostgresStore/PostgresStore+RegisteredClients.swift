@@ -1,5 +1,5 @@
 import Foundation
-import IdentityStore
+import StoreContracts
 import PostgresNIO
 
 /// Registered app instances (RFC 7591): the instance is kept as JSON in `data`; `app_key`,

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import PostgresNIO
 
 extension PostgresStore: SessionStore {

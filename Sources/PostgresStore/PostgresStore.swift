@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO

@@ -1,7 +1,7 @@
 import HummingbirdCore
 import Hummingbird
 import IdentityConfig
-import IdentityStore
+import StoreContracts
 import Logging
 import OAuthEngine
 import ServiceLifecycle

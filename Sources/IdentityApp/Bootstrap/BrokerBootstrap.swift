@@ -1,7 +1,8 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import SQLiteStore
+import StoreContracts
 import Logging
 import OAuthEngine
 import PostgresStore

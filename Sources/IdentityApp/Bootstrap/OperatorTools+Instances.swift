@@ -1,5 +1,5 @@
 import Foundation
-import IdentityStore
+import StoreContracts
 
 extension OperatorTools {
     /// The registered mobile app instances of one environment (`idconnect clients list`).

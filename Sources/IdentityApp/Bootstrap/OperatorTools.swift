@@ -1,7 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Logging
 import OAuthEngine
 

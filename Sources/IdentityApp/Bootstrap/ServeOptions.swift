@@ -1,6 +1,6 @@
 import Foundation
 import IdentityConfig
-import IdentityStore
+import StoreContracts
 
 /// `idconnect serve` flags (SPEC §1). Unset flags fall back to the config file, then to defaults.
 public struct ServeOptions: Sendable {

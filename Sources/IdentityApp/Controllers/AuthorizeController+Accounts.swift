@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import OAuthEngine
 
 extension AuthorizeController {

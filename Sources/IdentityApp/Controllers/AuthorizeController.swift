@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import OAuthEngine
 
 /// `GET /oauth/auth` (login page) and `POST /oauth/auth` (automated grant), SPEC §3.1–3.2.

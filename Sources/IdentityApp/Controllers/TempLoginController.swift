@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import OAuthEngine
 
 /// The temp login URI `/oauth/authenticate/{id}`: the login form posts here, and so do

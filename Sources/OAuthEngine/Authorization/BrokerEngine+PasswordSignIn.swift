@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// What the login page or temp login URI answers after a password attempt.
 public enum PasswordSignInOutcome: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// A finished sign-in: where to send the browser, and the session it started.
 public struct SignInCompletion: Sendable {

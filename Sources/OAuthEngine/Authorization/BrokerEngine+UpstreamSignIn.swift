@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     static func upstreamStateBinding(_ idHash: String) -> Vault.Binding {

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// Registered app instances have client ids of this form: `dyn~<software_id>~<uuid>` (SPEC §3.8).

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// An auth service ready for use: its configuration and its connector.
 public struct ResolvedAuthService: Sendable {

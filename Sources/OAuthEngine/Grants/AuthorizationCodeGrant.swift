@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// `grant_type=authorization_code`: single-use codes, exact redirect URI, PKCE S256, and a

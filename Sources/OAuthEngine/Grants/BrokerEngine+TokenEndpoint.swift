@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// `POST /oauth/token` (SPEC §3.3): authenticates the client and runs the grant.

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// `grant_type=client_credentials` for registered app instances (SPEC §3.3, §3.8): "re-login".

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// The RFC 7591 / RFC 7592 answer describing an instance. The secrets appear only in the answer
 /// to the registration itself (storage keeps their hashes).

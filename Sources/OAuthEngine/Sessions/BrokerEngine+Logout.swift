@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// Where `/oauth/logout` sends the browser.
 public enum LogoutOutcome: Sendable, Equatable {

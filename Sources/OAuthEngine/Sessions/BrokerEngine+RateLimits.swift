@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// Work anyone may ask for before signing in, limited per client address (SPEC §9.6, §9.13).
 public enum RateLimitedAction: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// `POST /oauth/revoke` (RFC 7009). A refresh token revokes its family (every token of that

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// The SSO cookie to set after a browser sign-in.
 public struct SSOCookie: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// The sign-in is over: the identity source refused a refresh for good, the session was
 /// revoked, or its upstream token expired and cannot be refreshed (SAML).

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// What a `css` value stands for: the instance user's session, sealed under the value's hash.
 struct WebSSOGrant: Codable {

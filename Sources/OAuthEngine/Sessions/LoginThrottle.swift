@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// Slows down password guessing (SPEC §3.7, §9.6): after `perUsername.limit` attempts for one
 /// username (or `perAddress.limit` from one address) within the window, at most one attempt per

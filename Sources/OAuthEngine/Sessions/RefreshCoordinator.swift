@@ -1,4 +1,4 @@
-import IdentityStore
+import StoreContracts
 
 /// Runs at most one upstream refresh per session at a time in this process; concurrent callers
 /// wait for the running one and share its result (SPEC §4).

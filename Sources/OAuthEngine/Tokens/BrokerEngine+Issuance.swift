@@ -1,7 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// SPEC §4: the associated data binds session id, auth service id and purpose.

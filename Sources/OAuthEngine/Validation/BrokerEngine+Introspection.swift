@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 extension BrokerEngine {
     /// `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client; tokens of other

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// What a backend learns about a token: the `/oauth/validate` body and the data-link headers (SPEC §3.5, §5).
 public struct TokenView: Sendable {

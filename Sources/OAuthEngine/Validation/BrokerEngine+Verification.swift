@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 
 /// A verified, live access token with what it belongs to.
 public struct VerifiedAccessToken: Sendable {

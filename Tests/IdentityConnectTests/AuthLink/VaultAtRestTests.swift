@@ -3,7 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import IdentityApp
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Logging
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import HummingbirdTesting
-import IdentityStore
+import StoreContracts
 import Testing
 
 /// SPEC §9.1: an app instance is bound to a user only when it redeems a code of that user with

@@ -1,7 +1,8 @@
 import Foundation
 import IdentityApp
 import IdentityConfig
-import IdentityStore
+import SQLiteStore
+import StoreContracts
 import Testing
 
 /// SPEC §9.16: storage files are the broker's alone; unverified remote PostgreSQL is reported.

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Testing
 
 /// One-time grants (the app-to-web `css` value) in every backend (part of the shared store suite).

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import PostgresNIO
 @testable import PostgresStore
 import Synchronization

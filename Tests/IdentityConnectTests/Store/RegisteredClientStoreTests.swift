@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Testing
 
 /// Registered mobile app instances in every backend (part of the shared store suite).

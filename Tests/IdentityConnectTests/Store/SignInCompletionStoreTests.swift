@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Testing
 
 /// Finishing a sign-in is one write: the pending authorization goes, the session and its first

@@ -1,6 +1,6 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import StoreContracts
 import Testing
 
 /// Many concurrent lookups of the kind validate makes, mixed with ordinary async reads and

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
-import IdentityStore
+import SQLiteStore
+import StoreContracts
 import PostgresStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: AccessTokenStore {
     public func insertOpaqueToken(_ token: OpaqueAccessToken) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: RefreshLeaseStore {
     public func acquireRefreshLease(sessionId: String, holder: String, until: Date, now: Date) async throws -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: SealedValueStore {
     static func sealedColumns(_ kind: SealedValue.Kind) -> (table: String, id: String, scope: String?, column: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {

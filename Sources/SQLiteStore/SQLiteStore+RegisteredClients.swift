@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: RegisteredClientStore {
     public func insertRegisteredClient(_ client: RegisteredClient) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: OneTimeGrantStore {
     public func insertOneTimeGrant(hash: String, sealed: Data, expiresAt: Date) async throws {

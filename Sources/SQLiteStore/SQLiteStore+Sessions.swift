@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 import IdentityCore
 
 extension SQLiteStore: SessionStore {

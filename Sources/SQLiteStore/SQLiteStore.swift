@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 import IdentityCore
 
 /// The default backend: one SQLite file in WAL mode, migrated on open (SPEC §7).

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreContracts
 
 extension SQLiteStore: ThrottleStore {
     public func throttleAttempt(_ rule: ThrottleRule, at date: Date) async throws -> Bool {
