@@ -31,6 +31,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "IdentityConfig", dependencies: ["IdentityCore", "Yams"]),
+        .target(name: "JOSE", dependencies: [
+            "IdentityCore", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "StoreContracts", dependencies: ["IdentityCore"]),
         .target(name: "SQLiteStore", dependencies: [
             "IdentityCore", "StoreContracts", .product(name: "GRDB", package: "GRDB.swift"),
@@ -41,11 +45,11 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "OAuthEngine", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE",
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "OAuthEngine",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -63,7 +67,7 @@ let package = Package(
         .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
         .target(name: "SAMLWrapConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/SAMLWrapConnector"),
         .target(name: "OAuthConnectors", dependencies: [
-            "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
+            "IdentityCore", "ConnectorHTTP", "JOSE", .product(name: "Crypto", package: "swift-crypto"),
         ], path: "Connectors/OAuthConnectors"),
         .systemLibrary(name: "CXMLSec", path: "Connectors/CXMLSec", pkgConfig: "xmlsec1-openssl",
                        providers: [.apt(["libxmlsec1-dev", "libxml2-dev", "libssl-dev"])]),
@@ -84,7 +88,7 @@ let package = Package(
             "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
-            "IdentityApp", "IdentityCore", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
+            "IdentityApp", "IdentityCore", "JOSE", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
             "LDAPConnector",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -93,7 +97,7 @@ let package = Package(
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
-            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore",
+            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

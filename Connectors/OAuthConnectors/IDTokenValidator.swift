@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 
 /// Checks an upstream id_token (OpenID Connect Core §3.1.3.7): signature against the provider's
 /// JWKS with an allowed algorithm, then `iss`, `aud`, `azp`, `exp`, `iat` and `nonce`.
@@ -21,12 +22,12 @@ struct IDTokenValidator: Sendable {
     ///   - nonce: the nonce sent with the authorization request; nil where none was sent (refresh, password grant).
     ///   - expectedSubject: on refresh, the `sub` the session belongs to (OIDC Core §12.2).
     func validate(_ token: String, provider: OIDCProvider, nonce: String?, expectedSubject: String? = nil) async throws -> [String: JSONValue] {
-        guard let parsed = SignedToken(compact: token) else { throw Refusal("the id_token is not a compact JWS") }
+        guard let parsed = CompactJWS.decode(token, maxLength: 32_768) else { throw Refusal("the id_token is not a compact JWS") }
         do {
             _ = try parsed.allowedAlgorithm(allowed)
             let keys = try await provider.keys(for: parsed.keyId)
             try parsed.verify(with: keys, allowed: allowed)
-        } catch let failure as SignedToken.Failure {
+        } catch let failure as CompactJWS.Parts.Failure {
             throw Refusal("id_token signature: \(failure)")
         }
         guard let claims = parsed.claims else { throw Refusal("the id_token payload is not a JSON object") }

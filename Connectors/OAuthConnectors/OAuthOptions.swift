@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 
 /// The typed `provider` options of the `oauth2` and `openid-connect` connectors (SPEC §6.5),
 /// with Kinvey MIC's key names.

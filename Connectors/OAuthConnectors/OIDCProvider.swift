@@ -1,6 +1,7 @@
 import ConnectorHTTP
 import Foundation
 import IdentityCore
+import JOSE
 
 /// An upstream OpenID provider as discovered from its issuer: endpoints from
 /// `/.well-known/openid-configuration` and signing keys from its JWKS, both cached.

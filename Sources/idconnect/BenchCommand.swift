@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JOSE
 import OAuthEngine
 import SAMLConnector
 
@@ -19,7 +20,7 @@ struct BenchCommand: AsyncParsableCommand {
         func run() async throws {
             let workers = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
             var results: [String: Int] = [:]
-            for algorithm in JWSAlgorithm.allCases {
+            for algorithm in [JOSEAlgorithm.rs256, .es256] {
                 let key = try SigningKey.generate(algorithm)
                 results[algorithm.rawValue] = try await Self.signaturesPerSecond(key: key, workers: workers, seconds: seconds)
             }

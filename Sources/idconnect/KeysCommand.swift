@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IdentityApp
 import IdentityCore
+import JOSE
 import Logging
 import OAuthEngine
 

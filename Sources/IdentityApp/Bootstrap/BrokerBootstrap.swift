@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 import SQLiteStore
 import StoreContracts
 import Logging
@@ -61,7 +62,7 @@ public enum BrokerBootstrap {
     public static func prepare(options: ServeOptions, registry: ConnectorRegistry,
                                clock: any BrokerClock = SystemClock(),
                                environment: [String: String] = ProcessInfo.processInfo.environment,
-                               generateSigningKey: @escaping @Sendable (JWSAlgorithm) throws -> SigningKey = SigningKey.generate,
+                               generateSigningKey: @escaping @Sendable (JOSEAlgorithm) throws -> SigningKey = SigningKey.generate,
                                logger: Logger) async throws -> PreparedBroker {
         let (config, directory) = try loadConfig(directory: options.configDirectory, registry: registry,
                                                  issuer: options.issuer, environment: environment, clock: clock, logger: logger)
@@ -72,8 +73,8 @@ public enum BrokerBootstrap {
         }
         let store = try await openStore(settings.storage)
         let vault = try openVault(config: config, storage: settings.storage, logger: logger)
-        let keys = try await SigningKeyRing.load(
-            store: store, vault: vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
+        let keys = try await SigningKeyStorage.load(
+            store: store, vault: vault, algorithm: config.signingAlgorithm.jose,
             clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool(),
             generate: generateSigningKey)
         let metrics = MetricsRegistry()

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 import StoreContracts
 import Logging
 import OAuthEngine
@@ -29,8 +30,8 @@ public struct OperatorTools: Sendable {
 
     /// Generates a new active signing key; returns its kid.
     public func rotateSigningKey() async throws -> String {
-        let algorithm = JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256
-        return try await SigningKeyRing.rotate(store: store, vault: vault, algorithm: algorithm, clock: clock,
+        let algorithm = config.signingAlgorithm.jose
+        return try await SigningKeyStorage.rotate(store: store, vault: vault, algorithm: algorithm, clock: clock,
                                                retention: keyRetention, blocking: BlockingPool())
     }
 
@@ -75,7 +76,7 @@ public struct OperatorTools: Sendable {
     static func binding(for value: SealedValue) -> Vault.Binding {
         switch value.kind {
         case .sessionUpstream: BrokerEngine.upstreamBinding(sessionId: value.id, authServiceId: value.scope)
-        case .signingKey: SigningKeyRing.binding(kid: value.id)
+        case .signingKey: SigningKeyStorage.binding(kid: value.id)
         case .refreshGrace: BrokerEngine.graceBinding(familyId: value.id)
         }
     }

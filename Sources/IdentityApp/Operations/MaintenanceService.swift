@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import Logging
 import OAuthEngine
 import ServiceLifecycle
@@ -47,9 +48,9 @@ public struct MaintenanceService: Service {
         let state = engine.state
         let stored = try await engine.store.signingKeys()
         let now = engine.clock.now()
-        guard SigningKeyRing.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return }
-        let algorithm = JWSAlgorithm(rawValue: state.config.signingAlgorithm.rawValue) ?? .rs256
-        let ring = try await SigningKeyRing.load(store: engine.store, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
+        guard SigningKeyStorage.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return }
+        let algorithm = state.config.signingAlgorithm.jose
+        let ring = try await SigningKeyStorage.load(store: engine.store, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
                                                  retention: BrokerEngine.keyRetention(for: state.config), blocking: BlockingPool())
         engine.updateKeys(ring)
         logger.info("signing keys reloaded", metadata: ["active": "\(ring.active.kid)"])

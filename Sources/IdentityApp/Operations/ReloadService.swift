@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 import Logging
 import OAuthEngine
 import ServiceLifecycle
@@ -35,8 +36,8 @@ public struct ReloadService: Service {
             let old = engine.state
             var keys = old.keys
             if config.signingAlgorithm != old.config.signingAlgorithm {
-                keys = try await SigningKeyRing.load(
-                    store: engine.store, vault: engine.vault, algorithm: JWSAlgorithm(rawValue: config.signingAlgorithm.rawValue) ?? .rs256,
+                keys = try await SigningKeyStorage.load(
+                    store: engine.store, vault: engine.vault, algorithm: config.signingAlgorithm.jose,
                     clock: engine.clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
             }
             if config.storage != old.config.storage || config.server.issuer != old.config.server.issuer {

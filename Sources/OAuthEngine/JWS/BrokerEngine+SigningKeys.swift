@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import StoreContracts
 
 extension BrokerEngine {
@@ -39,9 +40,9 @@ extension BrokerEngine {
         let state = self.state
         let stored = try await store.signingKeys()
         let now = clock.now()
-        guard SigningKeyRing.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return nil }
-        let algorithm = JWSAlgorithm(rawValue: state.config.signingAlgorithm.rawValue) ?? .rs256
-        let ring = try SigningKeyRing.build(from: stored, vault: state.vault, algorithm: algorithm, now: now)
+        guard SigningKeyStorage.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return nil }
+        let algorithm = state.config.signingAlgorithm.jose
+        let ring = try SigningKeyStorage.build(from: stored, vault: state.vault, algorithm: algorithm, now: now)
         updateKeys(ring)
         return ring
     }

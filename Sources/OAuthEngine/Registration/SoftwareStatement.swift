@@ -1,8 +1,7 @@
-import Crypto
-import CryptoExtras
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 
 /// A verified software statement (RFC 7591 §2.3): the claims that fix what an instance may do.
 public struct SoftwareStatement: Sendable {
@@ -21,11 +20,12 @@ public struct SoftwareStatement: Sendable {
     public static func verify(_ jwt: String, trust: SoftwareStatementTrust, softwareId: String, now: Date) throws -> SoftwareStatement {
         let keys = try Self.keys(trust.jwks)
         guard let parts = CompactJWS.decode(jwt) else { throw invalid("The software statement is not a compact JWS.") }
-        guard let alg = parts.algorithm, let algorithm = JWSAlgorithm(rawValue: alg) else {
+        guard let algorithm = try? parts.allowedAlgorithm(allowedAlgorithms) else {
             throw invalid("The software statement must be signed with RS256 or ES256.")
         }
-        let candidates = keys.filter { $0.algorithm == algorithm && (parts.keyId == nil || $0.kid == parts.keyId || $0.kid.isEmpty) }
-        guard candidates.contains(where: { $0.verify(parts.signature, for: parts.signingInput) }) else {
+        // A key without a kid in the trusted set matches whatever kid the statement names.
+        let candidates = keys.keys.filter { $0.fits(algorithm) && (parts.keyId == nil || $0.kid == nil || $0.kid == parts.keyId) }
+        guard candidates.contains(where: { $0.verify(parts.signature, over: parts.signingInput, algorithm: algorithm) }) else {
             throw invalid("The software statement's signature does not verify with the keys of this software_id.")
         }
         guard case .object(let claims)? = JSONValue(parsing: parts.payload) else {
@@ -74,29 +74,17 @@ public struct SoftwareStatement: Sendable {
         }
     }
 
-    /// The RS256 and P-256 keys of a JWK set; other keys are skipped, none at all is a server-side problem.
-    static func keys(_ jwks: String) throws -> [VerificationKey] {
-        guard case .object(let set)? = JSONValue(parsing: Data(jwks.utf8)), case .array(let entries)? = set["keys"] else {
+    /// Algorithms a software statement may be signed with.
+    static let allowedAlgorithms: Set<JOSEAlgorithm> = [.rs256, .es256]
+
+    /// The signature keys of a JWK set; none at all is a server-side problem.
+    static func keys(_ jwks: String) throws -> JSONWebKeySet {
+        guard let set = JSONWebKeySet(parsing: Data(jwks.utf8)) else {
             throw OAuthError.internalFailure("software statement JWKS is not a JWK set")
         }
-        var keys: [VerificationKey] = []
-        for case .object(let jwk) in entries {
-            let kid = jwk["kid"]?.stringValue ?? ""
-            switch jwk["kty"]?.stringValue {
-            case "RSA":
-                guard let n = jwk["n"]?.stringValue.flatMap(Base64URL.decode), let e = jwk["e"]?.stringValue.flatMap(Base64URL.decode),
-                      let key = try? _RSA.Signing.PublicKey(n: n, e: e) else { continue }
-                keys.append(VerificationKey(kid: kid, algorithm: .rs256, material: .rsa(key)))
-            case "EC":
-                guard jwk["crv"]?.stringValue == "P-256", let x = jwk["x"]?.stringValue.flatMap(Base64URL.decode),
-                      let y = jwk["y"]?.stringValue.flatMap(Base64URL.decode),
-                      let key = try? P256.Signing.PublicKey(rawRepresentation: x + y) else { continue }
-                keys.append(VerificationKey(kid: kid, algorithm: .es256, material: .p256(key)))
-            default:
-                continue
-            }
+        guard set.keys.contains(where: { $0.fits(.rs256) || $0.fits(.es256) }) else {
+            throw OAuthError.internalFailure("software statement JWKS holds no usable key")
         }
-        guard !keys.isEmpty else { throw OAuthError.internalFailure("software statement JWKS holds no usable key") }
-        return keys
+        return set
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 import StoreContracts
 
 extension BrokerEngine {

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import StoreContracts
 
 /// A verified, live access token with what it belongs to.

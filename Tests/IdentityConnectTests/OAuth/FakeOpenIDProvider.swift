@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import Hummingbird
 import IdentityCore
+import JOSE
 import Synchronization
 
 /// Keys the tests sign upstream id_tokens with.

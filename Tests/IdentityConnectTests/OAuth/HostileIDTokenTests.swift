@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import HummingbirdTesting
 import IdentityCore
+import JOSE
 import Testing
 
 /// id_tokens the tests mint and serve from a fake provider: the honest ones sign in, every

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import IdentityApp
 import IdentityCore
+import JOSE
 import Logging
 import StaticConnector
 import Testing

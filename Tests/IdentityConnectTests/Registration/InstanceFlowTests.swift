@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 import Hummingbird
 import HummingbirdTesting
 import IdentityApp
@@ -83,7 +84,7 @@ struct InstanceFlowTests {
         try await broker.withClient { client in
             let instance = try await InstanceFlows.register(client, broker: broker)
             let access = try #require(try await InstanceFlows.signIn(client, instance).json["access_token"] as? String)
-            let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [RegistrationTests.statementKey.publicKey.jwk]]),
+            let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [RegistrationTests.statementKey.publicKey.publicFields]]),
                               as: UTF8.self)
             var logger = Logger(label: "test")
             logger.logLevel = .critical

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import IdentityApp
 import IdentityCore
+import JOSE
 import Logging
 import NIOCore
 import OAuthEngine
@@ -24,7 +25,7 @@ struct RegistrationTests {
               initialAccessTokens: [ ${env:TEST_IAT} ]
               softwareStatements: { CSI: { jwks: ${env:CSI_JWKS} } }
         """
-        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [statementKey.publicKey.jwk]]), as: UTF8.self)
+        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [statementKey.publicKey.publicFields]]), as: UTF8.self)
         return try await TestBroker.make(files: files, environment: ["TEST_IAT": iat, "CSI_JWKS": jwks], clock: clock, backend: backend)
     }
 
@@ -188,7 +189,7 @@ struct RegistrationTests {
               initialAccessTokens: [ ${env:TEST_IAT} ]
               softwareStatements: { CSI: { jwks: ${env:CSI_JWKS}, issuer: "https://vendor.example.com" } }
         """
-        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [Self.statementKey.publicKey.jwk]]), as: UTF8.self)
+        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [Self.statementKey.publicKey.publicFields]]), as: UTF8.self)
         let broker = try await TestBroker.make(files: files, environment: ["TEST_IAT": Self.iat, "CSI_JWKS": jwks])
         try await broker.withClient { client in
             let exp = broker.clock.now() + 600

@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 import HummingbirdTesting
 import Testing
 
@@ -15,7 +16,7 @@ struct ValidateAuthSecurityTests {
               initialAccessTokens: [ ${env:TEST_IAT} ]
               softwareStatements: { CSI: { jwks: ${env:CSI_JWKS} } }
         """
-        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [RegistrationTests.statementKey.publicKey.jwk]]),
+        let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [RegistrationTests.statementKey.publicKey.publicFields]]),
                           as: UTF8.self)
         let broker = try await TestBroker.make(files: files, environment: ["TEST_IAT": RegistrationTests.iat, "CSI_JWKS": jwks])
         try await broker.withClient { client in

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import StoreContracts
 import PostgresNIO
 @testable import PostgresStore

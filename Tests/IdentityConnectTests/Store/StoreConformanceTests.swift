@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import SQLiteStore
 import StoreContracts
 import PostgresStore

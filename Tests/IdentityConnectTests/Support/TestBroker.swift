@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import IdentityApp
 import IdentityCore
+import JOSE
 import Logging
 import OAuthEngine
 import StaticConnector

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import OAuthEngine
 import Synchronization
 
@@ -12,7 +13,7 @@ import Synchronization
 enum TestSigningKeys {
     private static let rsaPEM = Mutex<String?>(nil)
 
-    @Sendable static func make(_ algorithm: JWSAlgorithm) throws -> SigningKey {
+    @Sendable static func make(_ algorithm: JOSEAlgorithm) throws -> SigningKey {
         guard algorithm == .rs256 else { return try SigningKey.generate(algorithm) }
         let pem = try rsaPEM.withLock { cached -> String in
             if let cached { return cached }

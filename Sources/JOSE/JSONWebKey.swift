@@ -1,9 +1,12 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import IdentityCore
+import JOSE
 
-/// One public key from a JWKS (RFC 7517): RSA or EC P-256/P-384. Keys of other types, private
-/// keys and symmetric (`oct`) keys are not represented: they can never verify anything here.
+/// One public key (RFC 7517): RSA or EC P-256/P-384, from a JWKS or from one of the broker's
+/// own signing keys. Keys of other types, private keys and symmetric (`oct`) keys are not
+/// represented: they can never verify anything here.
 public struct JSONWebKey: Sendable {
     enum Material: Sendable {
         case rsa(_RSA.Signing.PublicKey)
@@ -17,6 +20,13 @@ public struct JSONWebKey: Sendable {
     /// `use`, when present (only `sig` keys verify signatures).
     public let use: String?
     let material: Material
+
+    init(kid: String?, algorithm: String?, material: Material) {
+        self.kid = kid
+        self.algorithm = algorithm
+        use = "sig"
+        self.material = material
+    }
 
     /// Parses one JWK; nil for anything unusable (unknown `kty`/`crv`, bad coordinates, RSA keys
     /// under 2048 bits, encryption-only keys).
@@ -79,6 +89,36 @@ public struct JSONWebKey: Sendable {
         default:
             return false
         }
+    }
+}
+
+extension JSONWebKey {
+    /// The public JWK members (RFC 7517, RFC 7518 §6) as published in a JWKS.
+    public var publicFields: [String: String] {
+        var fields: [String: String] = ["use": "sig"]
+        if let kid { fields["kid"] = kid }
+        if let algorithm { fields["alg"] = algorithm }
+        switch material {
+        case .rsa(let key):
+            if let primitives = try? key.getKeyPrimitives() {
+                fields["kty"] = "RSA"
+                fields["n"] = Base64URL.encode(primitives.modulus)
+                fields["e"] = Base64URL.encode(primitives.publicExponent)
+            }
+        case .p256(let key):
+            let raw = key.rawRepresentation
+            fields["kty"] = "EC"
+            fields["crv"] = "P-256"
+            fields["x"] = Base64URL.encode(raw.prefix(32))
+            fields["y"] = Base64URL.encode(raw.suffix(32))
+        case .p384(let key):
+            let raw = key.rawRepresentation
+            fields["kty"] = "EC"
+            fields["crv"] = "P-384"
+            fields["x"] = Base64URL.encode(raw.prefix(48))
+            fields["y"] = Base64URL.encode(raw.suffix(48))
+        }
+        return fields
     }
 }
 

@@ -1,0 +1,42 @@
+import Foundation
+import IdentityCore
+import JOSE
+
+/// The broker's signing keys: one active key that signs, every published key that verifies,
+/// and the JWKS document built from them. Immutable; key rotation builds a new ring (where the
+/// keys come from and how they rotate is the engine's `SigningKeyStorage`).
+public final class SigningKeyRing: Sendable {
+    public let active: SigningKey
+    public let verificationKeys: [String: JSONWebKey]
+    /// `/.well-known/jwks.json`, serialized once.
+    public let jwksDocument: Data
+
+    public init(active: SigningKey, published: [JSONWebKey]) {
+        self.active = active
+        var byKid: [String: JSONWebKey] = [:]
+        for key in published { if let kid = key.kid { byKid[kid] = key } }
+        byKid[active.kid] = active.publicKey
+        verificationKeys = byKid
+        let keys = [active.publicKey] + published.filter { $0.kid != active.kid }
+        let document = ["keys": keys.map(\.publicFields)]
+        jwksDocument = (try? JSONEncoder.sortedCompact.encode(document)) ?? Data(#"{"keys":[]}"#.utf8)
+    }
+
+    public func sign(_ payload: Data, type: String) throws -> String {
+        try CompactJWS.sign(payload: payload, type: type, key: active)
+    }
+
+    /// Verifies a token signed by one of the published keys. The header's `alg` must be the
+    /// key's own algorithm (no `none`, no algorithm confusion) and `typ` must match when given.
+    public func verify(_ token: String, type expectedType: String?) -> CompactJWS.Parts? {
+        guard let parts = CompactJWS.decode(token), let kid = parts.keyId, let key = verificationKeys[kid],
+              let name = parts.algorithm, name == key.algorithm, let algorithm = JOSEAlgorithm(rawValue: name) else { return nil }
+        if let expectedType, parts.type?.lowercased() != expectedType.lowercased() { return nil }
+        return key.verify(parts.signature, over: parts.signingInput, algorithm: algorithm) ? parts : nil
+    }
+}
+
+public enum SigningKeyError: Error, CustomStringConvertible {
+    case noActiveKey
+    public var description: String { "no active signing key could be loaded" }
+}
