@@ -52,7 +52,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let dataLinks = DataLinkController(services: services, client: DataLinkController.sharedClient)
     dataLinks.register(on: router)
     let authorize = AuthorizeController(services: services)
-    let tempLogin = TempLoginController(services: services, authorize: authorize)
+    let tempLogin = TempLoginController(services: services)
     let token = TokenController(services: services)
     let upstream = UpstreamController(services: services)
     let sessions = SessionController(services: services)

@@ -75,7 +75,7 @@ public enum BrokerBootstrap {
         let vault = try openVault(config: config, storage: settings.storage, logger: logger)
         let keys = try await SigningKeyStorage.load(
             store: store, vault: vault, algorithm: config.signingAlgorithm.jose,
-            clock: clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool(),
+            clock: clock, retention: EngineContext.keyRetention(for: config), blocking: BlockingPool(),
             generate: generateSigningKey)
         let metrics = MetricsRegistry()
         let engine = BrokerEngine(issuer: settings.issuer,

@@ -26,7 +26,7 @@ public struct OperatorTools: Sendable {
         return OperatorTools(config: config, store: store, vault: vault, clock: clock)
     }
 
-    public var keyRetention: TimeInterval { BrokerEngine.keyRetention(for: config) }
+    public var keyRetention: TimeInterval { EngineContext.keyRetention(for: config) }
 
     /// Generates a new active signing key; returns its kid.
     public func rotateSigningKey() async throws -> String {
@@ -75,9 +75,9 @@ public struct OperatorTools: Sendable {
 
     static func binding(for value: SealedValue) -> Vault.Binding {
         switch value.kind {
-        case .sessionUpstream: BrokerEngine.upstreamBinding(sessionId: value.id, authServiceId: value.scope)
-        case .signingKey: SigningKeyStorage.binding(kid: value.id)
-        case .refreshGrace: BrokerEngine.graceBinding(familyId: value.id)
+        case .sessionUpstream: VaultBindings.upstream(sessionId: value.id, authServiceId: value.scope)
+        case .signingKey: VaultBindings.signingKey(kid: value.id)
+        case .refreshGrace: VaultBindings.grace(familyId: value.id)
         }
     }
 }

@@ -52,7 +52,7 @@ struct DataLinkController {
         guard let token = try SessionController.bearer(request) else {
             throw OAuthError.invalidToken("Send the access token as Authorization: Bearer.")
         }
-        let target = try await services.engine.dataLinkTarget(name: name, accessToken: token)
+        let target = try await services.engine.validation.dataLinkTarget(name: name, accessToken: token)
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.maxBodyBytes {
             throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
         }

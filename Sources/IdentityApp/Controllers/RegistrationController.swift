@@ -11,22 +11,22 @@ struct RegistrationController {
         group.refuseOtherMethods("oauth/register", allow: [.post])
         group.post("oauth/register") { request, context in
             let body = try await Self.jsonBody(request, context: context)
-            let answer = try await services.engine.register(body: body, initialAccessToken: try SessionController.bearer(request),
+            let answer = try await services.engine.registration.register(body: body, initialAccessToken: try SessionController.bearer(request),
                                                             clientAddress: services.clientAddress(request, context))
             return Responses.json(answer, status: .created)
         }
         group.refuseOtherMethods("oauth/register/:client_id", allow: [.get, .put, .delete])
         group.get("oauth/register/:client_id") { request, context in
-            Responses.json(try await services.engine.readRegistration(
+            Responses.json(try await services.engine.registration.read(
                 clientId: context.parameters.get("client_id") ?? "", registrationToken: try SessionController.bearer(request)))
         }
         group.put("oauth/register/:client_id") { request, context in
             let body = try await Self.jsonBody(request, context: context)
-            return Responses.json(try await services.engine.updateRegistration(
+            return Responses.json(try await services.engine.registration.update(
                 clientId: context.parameters.get("client_id") ?? "", registrationToken: try SessionController.bearer(request), body: body))
         }
         group.delete("oauth/register/:client_id") { request, context in
-            try await services.engine.deleteRegistration(
+            try await services.engine.registration.delete(
                 clientId: context.parameters.get("client_id") ?? "", registrationToken: try SessionController.bearer(request))
             var response = Response(status: .noContent)
             response.headers[.cacheControl] = "no-store"

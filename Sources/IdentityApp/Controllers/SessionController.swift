@@ -16,13 +16,13 @@ struct SessionController {
             guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
                 throw OAuthError.invalidRequest("The parameter 'access_token' is required.")
             }
-            let view = try await engine.validate(accessToken: token, basic: try RequestParameters.basic(request))
+            let view = try await engine.validation.validate(accessToken: token, basic: try RequestParameters.basic(request))
             return Responses.json(object: view.body)
         }
         group.refuseOtherMethods("oauth/introspect", allow: [.post])
         group.post("oauth/introspect") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
-            return Responses.json(try await engine.introspect(parameters, basic: try RequestParameters.basic(request)))
+            return Responses.json(try await engine.introspection.introspect(parameters, basic: try RequestParameters.basic(request)))
         }
         group.refuseOtherMethods("oauth/userinfo", allow: [.get, .post])
         group.get("oauth/userinfo") { request, _ in try await userInfo(request, parameters: try RequestParameters.query(request)) }
@@ -32,7 +32,7 @@ struct SessionController {
         group.refuseOtherMethods("oauth/revoke", allow: [.post])
         group.post("oauth/revoke") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
-            try await engine.revoke(parameters, basic: try RequestParameters.basic(request))
+            try await engine.revocation.revoke(parameters, basic: try RequestParameters.basic(request))
             return Responses.json([String: String]())
         }
         group.refuseOtherMethods("oauth/logout", allow: [.get, .post])
@@ -48,7 +48,7 @@ struct SessionController {
         guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
             throw OAuthError.invalidToken("An access token is required.")
         }
-        return Responses.json(try await engine.userInfo(accessToken: token))
+        return Responses.json(try await engine.validation.userInfo(accessToken: token))
     }
 
     /// RP-initiated logout (SPEC §3.6, §9.7, §9.12). A POST carrying `confirm` is the answer of
@@ -60,7 +60,7 @@ struct SessionController {
             let parameters = try await parameters()
             let confirmation = confirmed && parameters["confirm"] != nil
                 ? (csrfToken: parameters["csrf_token"], browserBinding: cookies.existingBinding(request)) : nil
-            switch try await engine.logout(parameters, ssoToken: cookies.ssoToken(request), confirmation: confirmation) {
+            switch try await engine.logout.logout(parameters, ssoToken: cookies.ssoToken(request), confirmation: confirmation) {
             case .redirect(let location):
                 response = Responses.redirect(location)
                 cookies.clearSSO(on: &response)
@@ -71,7 +71,7 @@ struct SessionController {
                 let binding = cookies.binding(for: request)
                 response = services.pages.logoutConfirmation(
                     action: "\(services.issuer)/oauth/logout", fields: carried.sorted { $0.key < $1.key },
-                    csrfToken: BrokerEngine.logoutCSRFToken(browserBinding: binding), clientName: clientName)
+                    csrfToken: LogoutEndpoint.csrfToken(browserBinding: binding), clientName: clientName)
                 cookies.setBinding(binding, on: &response)
             }
         } catch let error as OAuthError {

@@ -8,7 +8,6 @@ import OAuthEngine
 /// automated-grant clients and customers' own login pages (SPEC §3.1–3.2).
 struct TempLoginController {
     let services: AppServices
-    let authorize: AuthorizeController
 
     func register(on group: RouterGroup<AppRequestContext>) {
         group.refuseOtherMethods("oauth/authenticate/:id", allow: [.get, .post])
@@ -22,13 +21,13 @@ struct TempLoginController {
     /// the browser that started it.
     func show(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
-        guard let pending = try await services.engine.pendingAuthorization(id: id), pending.mode == .browser,
+        guard let pending = try await services.engine.authorizations.find(id: id), pending.mode == .browser,
               let binding = cookies.existingBinding(request), let expected = pending.browserHash,
               Secrets.constantTimeEquals(Secrets.hash(binding), expected),
-              let client = try await services.engine.client(for: pending) else {
+              let client = try await services.engine.authorizations.client(for: pending) else {
             return services.pages.errorPage(.invalidRequest("This sign-in page has expired. Start again from the app."))
         }
-        return services.pages.loginPage(authorize.loginForm(
+        return services.pages.loginPage(services.engine.authorize.loginForm(
             id: id, client: client, binding: binding, username: pending.loginHint, error: pending.lastError))
     }
 
@@ -43,7 +42,7 @@ struct TempLoginController {
         let formToken = parameters["csrf_token"]
         let fromBrowser = formToken != nil || wantsHTML(request)
         do {
-            switch try await services.engine.signInWithPassword(pendingId: id, parameters: parameters, csrfToken: formToken,
+            switch try await services.engine.passwordSignIn.signIn(pendingId: id, parameters: parameters, csrfToken: formToken,
                                                                 browserBinding: cookies.existingBinding(request),
                                                                 clientAddress: services.clientAddress(request, context)) {
             case .redirect(let location):
@@ -53,12 +52,12 @@ struct TempLoginController {
                 // Only the browser that started the sign-in is remembered (SPEC §9.4, §9.10).
                 if completion.browserBound,
                    let client = services.engine.state.directory.resolve(completion.session.appKey + "." + completion.session.authServiceId) {
-                    cookies.setSSO(await services.engine.rememberSignIn(completion.session, client: client,
-                                                                        ssoToken: cookies.ssoToken(request)), on: &response)
+                    cookies.setSSO(await services.engine.sso.remember(completion.session, client: client,
+                                                                      ssoToken: cookies.ssoToken(request)), on: &response)
                 }
                 return response
             case .retry(let pendingId, _):
-                return Responses.redirect(RedirectURL.build(authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
+                return Responses.redirect(RedirectURL.build(services.engine.authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
             }
         } catch {
             return failure(error, fromBrowser: fromBrowser)

@@ -63,12 +63,12 @@ struct UpstreamController {
         var values: [String: String] = [:]
         for name in parameters.names where name != Self.bounceField { values[name] = parameters[name] ?? "" }
         do {
-            let completion = try await services.engine.finishUpstreamLogin(
+            let completion = try await services.engine.upstreamSignIn.finish(
                 kind: kind, parameters: values, browserBinding: cookies.existingBinding(request))
             var response = Responses.redirect(completion.redirect)
             let session = completion.session
             if completion.browserBound, let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {
-                cookies.setSSO(await services.engine.rememberSignIn(session, client: client, ssoToken: cookies.ssoToken(request)),
+                cookies.setSSO(await services.engine.sso.remember(session, client: client, ssoToken: cookies.ssoToken(request)),
                                on: &response)
             }
             return response

@@ -20,7 +20,7 @@ struct WellKnownController {
     }
 
     private func discovery() -> Response {
-        var response = Responses.json(services.engine.discoveryDocument(), noStore: false)
+        var response = Responses.json(services.engine.discovery.document(), noStore: false)
         response.headers[.cacheControl] = "public, max-age=300"
         return response
     }

@@ -34,7 +34,7 @@ public struct MaintenanceService: Service {
     public func runOnce() async {
         do {
             let removed = try await engine.store.purgeExpired(before: engine.clock.now())
-                + engine.purgeUnboundInstances()
+                + engine.registration.purgeUnboundInstances()
             try await engine.store.capThrottle(maxRows: engine.throttle.maxCounters)
             if removed > 0 { logger.info("expired records removed", metadata: ["count": "\(removed)"]) }
             try await reloadKeysIfChanged()
@@ -51,7 +51,7 @@ public struct MaintenanceService: Service {
         guard SigningKeyStorage.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return }
         let algorithm = state.config.signingAlgorithm.jose
         let ring = try await SigningKeyStorage.load(store: engine.store, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
-                                                 retention: BrokerEngine.keyRetention(for: state.config), blocking: BlockingPool())
+                                                 retention: EngineContext.keyRetention(for: state.config), blocking: BlockingPool())
         engine.updateKeys(ring)
         logger.info("signing keys reloaded", metadata: ["active": "\(ring.active.kid)"])
     }

@@ -38,7 +38,7 @@ public struct ReloadService: Service {
             if config.signingAlgorithm != old.config.signingAlgorithm {
                 keys = try await SigningKeyStorage.load(
                     store: engine.store, vault: engine.vault, algorithm: config.signingAlgorithm.jose,
-                    clock: engine.clock, retention: BrokerEngine.keyRetention(for: config), blocking: BlockingPool())
+                    clock: engine.clock, retention: EngineContext.keyRetention(for: config), blocking: BlockingPool())
             }
             if config.storage != old.config.storage || config.server.issuer != old.config.server.issuer {
                 logger.warning("storage and issuer changes take effect after a restart")

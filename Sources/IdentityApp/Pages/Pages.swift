@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IdentityCore
 import Mustache
+import OAuthEngine
 
 /// Renders the hosted pages. All values are HTML-escaped by Mustache.
 struct Pages: Sendable {
@@ -22,34 +23,18 @@ struct Pages: Sendable {
         logoutConfirm = try! MustacheTemplate(string: PageTemplates.logoutConfirm)
     }
 
-    /// One remembered account on the account chooser.
-    struct Account {
-        var label: String
-        var detail: String
-        var link: String
-    }
-
     /// The `prompt=select_account` page.
-    func accountChooser(heading: String, accounts list: [Account], anotherAccount: String, stylesheet: URL?) -> Response {
+    func accountChooser(_ chooser: AccountChooserModel) -> Response {
         let values: [String: Any] = [
-            "title": heading, "heading": heading, "anotherAccount": anotherAccount,
-            "accounts": list.map { ["label": $0.label, "detail": $0.detail, "link": $0.link] },
-            "stylesheet": stylesheet?.absoluteString ?? false,
+            "title": chooser.heading, "heading": chooser.heading, "anotherAccount": chooser.anotherAccount,
+            "accounts": chooser.accounts.map { ["label": $0.label, "detail": $0.detail, "link": $0.link] },
+            "stylesheet": chooser.stylesheet?.absoluteString ?? false,
         ]
-        let origin = stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
+        let origin = chooser.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
         return Responses.html(accounts.render(values), styleSources: origin)
     }
 
-    struct LoginForm {
-        var heading: String
-        var action: String
-        var csrfToken: String
-        var username: String?
-        var error: String?
-        var stylesheet: URL?
-    }
-
-    func loginPage(_ form: LoginForm) -> Response {
+    func loginPage(_ form: LoginFormModel) -> Response {
         let values: [String: Any] = [
             "title": form.heading, "heading": form.heading, "action": form.action, "csrfToken": form.csrfToken,
             "username": form.username ?? "", "error": form.error ?? false,

@@ -1,53 +1,59 @@
 import Foundation
 import IdentityCore
+import JOSE
+import Logging
 import StoreContracts
 
-extension BrokerEngine {
-    /// `grant_type=authorization_code`: single-use codes, exact redirect URI, PKCE S256, and a
-    /// replay that revokes what the code issued (RFC 6749 §4.1.3, §10.5; RFC 7636).
-    ///
-    /// Every check runs before the code is consumed (SPEC §9.2): a wrong verifier, client or
-    /// redirect URI leaves the code usable by its rightful holder. A code presented again after
-    /// its redemption, by a caller who passes those checks, is a replay and revokes the family
-    /// its first use created; one who fails them learns nothing and changes nothing.
-    func authorizationCodeGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
-                                state: EngineState) async throws -> TokenResponse {
+/// `grant_type=authorization_code`: single-use codes, exact redirect URI, PKCE S256, and a
+/// replay that revokes what the code issued (RFC 6749 §4.1.3, §10.5; RFC 7636).
+///
+/// Every check runs before the code is consumed (SPEC §9.2): a wrong verifier, client or
+/// redirect URI leaves the code usable by its rightful holder. A code presented again after
+/// its redemption, by a caller who passes those checks, is a replay and revokes the family its
+/// first use created; one who fails them learns nothing and changes nothing.
+struct AuthorizationCodeGrant: TokenGrant {
+    static let grantType = "authorization_code"
+    let codes: any AuthorizationCodeStore
+    let sessions: any SessionStore
+    let clients: ClientRegistry
+    let refresher: UpstreamRefresher
+    let issuer: TokenIssuer
+    let revocation: Revocation
+    let clock: any BrokerClock
+    let logger: Logger
+
+    func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
+               clientAddress: String?) async throws -> TokenResponse {
         let codeValue = try parameters.require("code")
         let redirectURI = try parameters.require("redirect_uri")
-        let client = authenticated.client
         let now = clock.now()
         let hash = Secrets.hash(codeValue)
-        guard codeValue.utf8.count <= 256, let code = try await guarded("read code", { try await store.code(hash: hash) }) else {
+        guard codeValue.utf8.count <= 256, let code = try await guarded("read code", { try await codes.code(hash: hash) }) else {
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         }
-        try await checkRedemption(code, parameters: parameters, redirectURI: redirectURI, client: authenticated, state: state, now: now)
-        let session = try await liveSession(code.sessionId, client: client, now: now)
+        try await check(code, parameters: parameters, redirectURI: redirectURI, client: authenticated, now: now)
+        let session = try await liveSession(code.sessionId, client: authenticated.client, now: now)
         let familyId = Secrets.randomToken(bytes: 24)
-        switch try await guarded("redeem code", { try await store.redeemCode(hash: hash, at: now, familyId: familyId) }) {
+        switch try await guarded("redeem code", { try await codes.redeemCode(hash: hash, at: now, familyId: familyId) }) {
         case .notFound:
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         case .alreadyUsed(let used, let issuedFamily):
-            if let issuedFamily {
-                try await revokeFamily(issuedFamily, sessionId: used.sessionId, at: now)
-            } else {
-                _ = try await guarded("revoke replayed code") { try await appRevocation.endSessionIfUnused(used.sessionId, at: now) }
-            }
-            logger.warning("authorization code replayed; its tokens were revoked", metadata: ["client": "\(client.clientId)"])
+            try await revocation.revokeReplayedCode(used, issuedFamily: issuedFamily, at: now)
+            logger.warning("authorization code replayed; its tokens were revoked", metadata: ["client": "\(authenticated.client.clientId)"])
             throw OAuthError.invalidGrant("The authorization code was already used.")
         case .redeemed:
-            break
-        }
-        return try await guarded("issue tokens for code") {
-            try await issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
-                                     familyId: familyId, keys: state.keys)
+            return try await guarded("issue tokens for code") {
+                try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
+                                                familyId: familyId, keys: keys)
+            }
         }
     }
 
     /// The checks a code must pass before it is consumed: issued to this client, unexpired, the
     /// same redirect URI, and PKCE (or, for a code issued without a challenge, client authentication).
-    private func checkRedemption(_ code: AuthorizationCode, parameters: OAuthParameters, redirectURI: String,
-                                 client authenticated: AuthenticatedClient, state: EngineState, now: Date) async throws {
-        guard let codeClient = try await resolveClient(code.clientId, state: state), codeClient.isSameClient(as: authenticated.client) else {
+    private func check(_ code: AuthorizationCode, parameters: OAuthParameters, redirectURI: String,
+                       client authenticated: AuthenticatedClient, now: Date) async throws {
+        guard let codeClient = try await clients.resolve(code.clientId), codeClient.isSameClient(as: authenticated.client) else {
             throw OAuthError.invalidGrant("The authorization code was issued to another client.")
         }
         guard now < code.expiresAt else { throw OAuthError.invalidGrant("The authorization code has expired.") }
@@ -68,12 +74,12 @@ extension BrokerEngine {
 
     /// The code's session when it is still live, its upstream sign-in brought up to date first
     /// (SPEC §9.11: a session the identity source ended issues nothing more).
-    func liveSession(_ sessionId: String, client: ResolvedClient, now: Date) async throws -> LoginSession {
-        guard let session = try await guarded("session", { try await store.session(id: sessionId) }), session.isActive(at: now) else {
+    private func liveSession(_ sessionId: String, client: ResolvedClient, now: Date) async throws -> LoginSession {
+        guard let session = try await guarded("session", { try await sessions.session(id: sessionId) }), session.isActive(at: now) else {
             throw OAuthError.invalidGrant("The sign-in session has ended.")
         }
         do {
-            return try await ensureFreshUpstream(session, authService: client.authService)
+            return try await refresher.ensureFresh(session, authService: client.authService)
         } catch let ended as SessionEnded {
             throw OAuthError.invalidGrant(ended.reason)
         }

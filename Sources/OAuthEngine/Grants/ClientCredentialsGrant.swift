@@ -1,14 +1,22 @@
 import Foundation
 import IdentityCore
+import JOSE
 import StoreContracts
 
-extension BrokerEngine {
-    /// `grant_type=client_credentials` for registered app instances (SPEC §3.3, §3.8): "re-login".
-    /// The instance proves its own secret and gets a new access token for the user it is bound
-    /// to, while that user's session lives and the instance has not signed out (revoked its
-    /// refresh token). No refresh token and no ID token: nobody signed in.
-    func clientCredentialsGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
-                                state: EngineState) async throws -> TokenResponse {
+/// `grant_type=client_credentials` for registered app instances (SPEC §3.3, §3.8): "re-login".
+/// The instance proves its own secret and gets a new access token for the user it is bound to,
+/// while that user's session lives and the instance has not signed out (revoked its refresh
+/// token). No refresh token and no ID token: nobody signed in.
+struct ClientCredentialsGrant: TokenGrant {
+    static let grantType = "client_credentials"
+    let sessions: any SessionStore
+    let families: any TokenFamilyStore
+    let refresher: UpstreamRefresher
+    let issuer: TokenIssuer
+    let clock: any BrokerClock
+
+    func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
+               clientAddress: String?) async throws -> TokenResponse {
         let client = authenticated.client
         guard let instance = client.instance else {
             throw OAuthError.unauthorizedClient("client_credentials is only for registered app instances.")
@@ -21,10 +29,10 @@ extension BrokerEngine {
             throw OAuthError.invalidGrant("Nobody is signed in to this app instance; sign in first.")
         }
         let now = clock.now()
-        guard var session = try await guarded("instance session", { try await store.session(id: sessionId) }),
+        guard var session = try await guarded("instance session", { try await sessions.session(id: sessionId) }),
               session.isActive(at: now), session.subject == subject else { throw ended }
         do {
-            session = try await ensureFreshUpstream(session, authService: client.authService)
+            session = try await refresher.ensureFresh(session, authService: client.authService)
         } catch is SessionEnded {
             throw ended
         }
@@ -34,9 +42,9 @@ extension BrokerEngine {
             let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
                                      scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil,
                                      clientAuthenticated: true)
-            try await store.insertFamily(family)
-            return try await mintTokens(session: session, family: family, client: client, refreshToken: nil,
-                                        includeIDToken: false, includeNonce: false, keys: state.keys)
+            try await families.insertFamily(family)
+            return try await issuer.mint(session: session, family: family, client: client, refreshToken: nil,
+                                         includeIDToken: false, includeNonce: false, keys: keys)
         }
     }
 }

@@ -1,10 +1,17 @@
 import Foundation
 import IdentityCore
+import JOSE
+import StoreContracts
 
-extension BrokerEngine {
-    /// `grant_type=password` for password connectors; the client must authenticate.
-    func passwordGrant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient,
-                       state: EngineState, clientAddress: String?) async throws -> TokenResponse {
+/// `grant_type=password` for password connectors; the client must authenticate.
+struct PasswordGrant: TokenGrant {
+    static let grantType = "password"
+    let checker: PasswordChecker
+    let sessions: any SessionStore
+    let issuer: TokenIssuer
+
+    func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
+               clientAddress: String?) async throws -> TokenResponse {
         guard authenticated.authenticated else {
             throw OAuthError.invalidClient("The password grant requires client authentication.")
         }
@@ -13,11 +20,12 @@ extension BrokerEngine {
         let password = try parameters.require("password")
         let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope)
         let credentials = PasswordCredentials(username: username, password: password, scopes: scope.split(separator: " ").map(String.init))
-        let identity = try await attemptPassword(credentials, client: client, clientAddress: clientAddress).get()
+        let identity = try await checker.attempt(credentials, client: client, clientAddress: clientAddress).get()
         return try await guarded("password grant issuance") {
-            let session = try await createSession(identity: identity, client: client)
-            return try await issueNewFamily(session: session, client: authenticated, scope: scope, nonce: nil,
-                                            familyId: Secrets.randomToken(bytes: 24), keys: state.keys)
+            let session = try issuer.makeSession(identity: identity, client: client)
+            try await sessions.insertSession(session)
+            return try await issuer.issueNewFamily(session: session, client: authenticated, scope: scope, nonce: nil,
+                                                   familyId: Secrets.randomToken(bytes: 24), keys: keys)
         }
     }
 }

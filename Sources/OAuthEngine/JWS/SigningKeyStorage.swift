@@ -8,8 +8,6 @@ import StoreContracts
 /// instance. Loading makes the first key; rotation adds a new active key and keeps the old ones
 /// published until every token they signed has expired.
 public enum SigningKeyStorage {
-    public static func binding(kid: String) -> Vault.Binding { .init(purpose: "signing-key", owner: kid) }
-
     /// Loads the keys from storage, generating and storing an active key of `algorithm` when
     /// there is none (first start, or the configured algorithm changed). Keys of another
     /// algorithm are retired and stay published for `retention` seconds.
@@ -24,7 +22,7 @@ public enum SigningKeyStorage {
             let generated = try await blocking.run { try generate(algorithm) }
             try await store.insertSigningKey(StoredSigningKey(
                 kid: generated.kid, algorithm: algorithm.rawValue,
-                sealedPrivateKey: try vault.seal(generated.pem, binding(kid: generated.kid)), createdAt: now))
+                sealedPrivateKey: try vault.seal(generated.pem, VaultBindings.signingKey(kid: generated.kid)), createdAt: now))
             stored = try await store.signingKeys()
         }
         for key in stored where key.retiredAt == nil && key.algorithm != algorithm.rawValue {
@@ -42,7 +40,7 @@ public enum SigningKeyStorage {
         let generated = try await blocking.run { try SigningKey.generate(algorithm) }
         try await store.insertSigningKey(StoredSigningKey(
             kid: generated.kid, algorithm: algorithm.rawValue,
-            sealedPrivateKey: try vault.seal(generated.pem, binding(kid: generated.kid)), createdAt: now))
+            sealedPrivateKey: try vault.seal(generated.pem, VaultBindings.signingKey(kid: generated.kid)), createdAt: now))
         for key in try await store.signingKeys() where key.retiredAt == nil && key.kid != generated.kid {
             try await store.retireSigningKey(kid: key.kid, at: now, removeAfter: now.addingTimeInterval(retention))
         }
@@ -58,7 +56,7 @@ public enum SigningKeyStorage {
         for key in stored.sorted(by: { ($0.createdAt, $0.kid) > ($1.createdAt, $1.kid) }) {
             if let removeAfter = key.removeAfter, removeAfter < now { continue }
             guard let keyAlgorithm = JOSEAlgorithm(rawValue: key.algorithm), SigningKey.signingAlgorithms.contains(keyAlgorithm) else { continue }
-            let pem = try vault.openString(key.sealedPrivateKey, binding(kid: key.kid))
+            let pem = try vault.openString(key.sealedPrivateKey, VaultBindings.signingKey(kid: key.kid))
             let signingKey = try SigningKey(kid: key.kid, algorithm: keyAlgorithm, pem: pem)
             if active == nil && key.retiredAt == nil && keyAlgorithm == algorithm {
                 active = signingKey

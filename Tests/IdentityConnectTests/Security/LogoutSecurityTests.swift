@@ -37,7 +37,7 @@ struct LogoutSecurityTests {
             let page = try await client.get("/oauth/logout")
             let binding = try #require(page.cookies["idc_csrf"])
             let confirm = try await client.postForm("/oauth/logout", [("confirm", "yes"),
-                ("csrf_token", BrokerEngine.logoutCSRFToken(browserBinding: binding)), ("id_token_hint", idToken)],
+                ("csrf_token", LogoutEndpoint.csrfToken(browserBinding: binding)), ("id_token_hint", idToken)],
                 headers: [.cookie: "idc_csrf=\(binding)"])
             #expect(confirm.status == .ok)
             #expect(try await Flows.validate(client, access).status == .ok)
@@ -59,7 +59,7 @@ struct LogoutSecurityTests {
             #expect(forged.status == .badRequest)
             #expect(try await Flows.validate(client, access).status == .ok)
             let confirmed = try await client.postForm("/oauth/logout", [("confirm", "yes"),
-                ("csrf_token", BrokerEngine.logoutCSRFToken(browserBinding: binding))], headers: [.cookie: "idc_sso=\(sso); idc_csrf=\(binding)"])
+                ("csrf_token", LogoutEndpoint.csrfToken(browserBinding: binding))], headers: [.cookie: "idc_sso=\(sso); idc_csrf=\(binding)"])
             #expect(confirmed.status == .ok)
             #expect(confirmed.text.contains("Signed out"))
             #expect(try await Flows.validate(client, access).status == .unauthorized)

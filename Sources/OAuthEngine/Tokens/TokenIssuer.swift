@@ -4,18 +4,11 @@ import IdentityCore
 import JOSE
 import StoreContracts
 
-extension BrokerEngine {
-    /// SPEC §4: the associated data binds session id, auth service id and purpose.
-    public static func upstreamBinding(sessionId: String, authServiceId: String) -> Vault.Binding {
-        .init(purpose: "upstream", owner: sessionId, scope: authServiceId)
-    }
-
-    /// Starts a sign-in session for what the connector returned; the upstream token is sealed.
-    public func createSession(identity: ConnectorIdentity, client: ResolvedClient) async throws -> LoginSession {
-        let session = try makeSession(identity: identity, client: client)
-        try await store.insertSession(session)
-        return session
-    }
+/// Starts sessions and mints the broker's tokens (SPEC §3.4, §4).
+struct TokenIssuer: Sendable {
+    let context: EngineContext
+    let upstream: UpstreamVault
+    let binding: InstanceBinding
 
     /// The session for what the connector returned, not stored yet; the upstream token is sealed.
     ///
@@ -23,29 +16,24 @@ extension BrokerEngine {
     /// its absolute end: sign-in + `sessionMaxAge`, or the identity source's own session end
     /// when that comes first (SAML `SessionNotOnOrAfter`, SPEC §4, §9.11).
     func makeSession(identity: ConnectorIdentity, client: ResolvedClient) throws -> LoginSession {
-        let now = clock.now()
+        let now = context.clock.now()
         let id = Secrets.randomToken(bytes: 24)
         let service = client.service
-        let namespace = client.authService.namespace
-        let sealed = try identity.upstream.map { upstream in
-            metrics.vault("seal")
-            let binding = Self.upstreamBinding(sessionId: id, authServiceId: service.id)
-            return try vault.seal(try JSONEncoder.sortedCompact.encode(upstream), binding)
-        }
+        let sealed = try identity.upstream.map { try upstream.seal($0, sessionId: id, authServiceId: service.id) }
         var maxExpiresAt = now.addingTimeInterval(TimeInterval(service.sessionMaxAge))
         if let upstreamEnd = identity.sessionEndsAt { maxExpiresAt = min(maxExpiresAt, upstreamEnd) }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
         return LoginSession(
-            id: id, subject: SubjectIdentifier.make(namespace: namespace, userId: identity.userId),
+            id: id, subject: SubjectIdentifier.make(namespace: client.authService.namespace, userId: identity.userId),
             userId: identity.userId, appKey: client.appKey, authServiceId: service.id,
             attributes: identity.attributes, sealedUpstream: sealed, upstreamExpiresAt: identity.upstream?.expiresAt,
             authTime: now, createdAt: now, expiresAt: min(now.addingTimeInterval(TimeInterval(lifetime)), maxExpiresAt),
             maxExpiresAt: maxExpiresAt)
     }
 
-    /// Creates token family `familyId` for `client` in `session` and mints its first tokens:
-    /// an access token, a refresh token when the auth service has `refresh: true`, and an ID
-    /// token when `openid` was granted.
+    /// Creates token family `familyId` for `client` in `session` and mints its first tokens: an
+    /// access token, a refresh token when the auth service has `refresh: true`, and an ID token
+    /// when `openid` was granted.
     ///
     /// This is where an app instance is bound to the user (SPEC §9.1): the code (or password
     /// grant) was redeemed with the instance's own secret. When the instance turns out to be
@@ -54,12 +42,12 @@ extension BrokerEngine {
                         familyId: String, keys: SigningKeyRing) async throws -> TokenResponse {
         let client = authenticated.client
         do {
-            try await bindInstance(client, to: session)
+            try await binding.bind(client, to: session)
         } catch {
-            _ = try? await appRevocation.endSessionIfUnused(session.id, at: clock.now())
+            _ = try? await context.appRevocation.endSessionIfUnused(session.id, at: context.clock.now())
             throw error
         }
-        let now = clock.now()
+        let now = context.clock.now()
         let service = client.service
         let refreshToken = service.refresh ? Secrets.randomToken() : nil
         let family = TokenFamily(
@@ -67,9 +55,9 @@ extension BrokerEngine {
             refreshHash: refreshToken.map(Secrets.hash),
             refreshExpiresAt: refreshToken.map { _ in refreshExpiry(session: session, service: service, now: now) },
             clientAuthenticated: authenticated.authenticated)
-        try await store.insertFamily(family)
-        return try await mintTokens(session: session, family: family, client: client, refreshToken: refreshToken,
-                                    includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
+        try await context.store.insertFamily(family)
+        return try await mint(session: session, family: family, client: client, refreshToken: refreshToken,
+                              includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
     }
 
     /// A new refresh token lives `refreshTtl`, never past its session's absolute end.
@@ -78,11 +66,11 @@ extension BrokerEngine {
         return session.maxExpiresAt.map { min($0, expiry) } ?? expiry
     }
 
-    /// Mints an access token (and an ID token when asked) for an existing family.
-    /// Refreshed ID tokens carry no nonce: a refresh is not an authentication request (OIDC Core §12.2 errata).
-    func mintTokens(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
-                    includeIDToken: Bool, includeNonce: Bool, keys: SigningKeyRing) async throws -> TokenResponse {
-        let now = clock.now()
+    /// Mints an access token (and an ID token when asked) for an existing family. Refreshed ID
+    /// tokens carry no nonce: a refresh is not an authentication request (OIDC Core §12.2 errata).
+    func mint(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
+              includeIDToken: Bool, includeNonce: Bool, keys: SigningKeyRing) async throws -> TokenResponse {
+        let now = context.clock.now()
         let service = client.service
         let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
         let jti = Secrets.randomToken(bytes: 16)
@@ -90,20 +78,20 @@ extension BrokerEngine {
         switch service.tokenFormat {
         case .jwt:
             let claims = AccessTokenClaims(
-                iss: issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
+                iss: context.issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
                 iat: now.epochSeconds, jti: jti, client_id: family.clientId, scope: family.scope,
                 sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds)
             accessToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()
-            try await store.insertOpaqueToken(OpaqueAccessToken(
+            try await context.store.insertOpaqueToken(OpaqueAccessToken(
                 hash: Secrets.hash(accessToken), jti: jti, familyId: family.id, clientId: family.clientId,
                 scope: family.scope, issuedAt: now, expiresAt: expiresAt))
         }
         var idToken: String?
         if includeIDToken {
             var claims = IDTokenClaims(
-                iss: issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
+                iss: context.issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
                 iat: now.epochSeconds, auth_time: session.authTime.epochSeconds, nonce: includeNonce ? family.nonce : nil,
                 at_hash: AccessTokenHash.compute(accessToken), sid: session.id)
             claims.addUserClaims(of: session, scope: family.scope)
@@ -111,12 +99,6 @@ extension BrokerEngine {
         }
         return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
                              refresh_token: refreshToken, id_token: idToken, scope: family.scope)
-    }
-
-    static func groups(of session: LoginSession) -> [String]? {
-        guard case .array(let values) = session.attributes["groups"] else { return nil }
-        let groups = values.compactMap(\.stringValue)
-        return groups.isEmpty ? nil : groups
     }
 }
 
@@ -129,6 +111,15 @@ extension IDTokenClaims {
             name = session.attributes["name"]?.stringValue
             preferred_username = session.userId
         }
-        if Scopes.contains(scope, "groups") { groups = BrokerEngine.groups(of: session) }
+        if Scopes.contains(scope, "groups") { groups = session.groups }
+    }
+}
+
+extension LoginSession {
+    /// The `groups` attribute as strings; nil when there are none.
+    var groups: [String]? {
+        guard case .array(let values) = attributes["groups"] else { return nil }
+        let groups = values.compactMap(\.stringValue)
+        return groups.isEmpty ? nil : groups
     }
 }

@@ -12,12 +12,15 @@ public enum RateLimitedAction: Sendable {
     case registrationWithToken(String)
 }
 
-extension BrokerEngine {
-    /// Counts `action` for the client address (and, for a registration, its initial access
-    /// token) against `server.rateLimits`; over the limit it throws 429 with `Retry-After`. The
-    /// counters are the throttle's: atomic and shared by every instance.
-    public func admit(_ action: RateLimitedAction, clientAddress: String?) async throws {
-        let limits = state.config.server.rateLimits
+/// Counts actions against `server.rateLimits` with the throttle's counters (atomic, shared by
+/// every instance); over the limit it throws 429 with `Retry-After`.
+struct RateLimiter: Sendable {
+    let live: LiveState
+    let counters: any ThrottleStore
+    let clock: any BrokerClock
+
+    func admit(_ action: RateLimitedAction, clientAddress: String?) async throws {
+        let limits = live.snapshot.config.server.rateLimits
         var rules: [(key: String, perMinute: Int)] = []
         switch action {
         case .authorization:
@@ -31,8 +34,8 @@ extension BrokerEngine {
             // After `perMinute` in a minute, one more per 60/perMinute seconds: the steady rate.
             let spacing = 60 / Double(max(rule.perMinute, 1))
             let allowed = try await guarded("rate limit") {
-                try await store.throttleAttempt(ThrottleRule(keyHash: Secrets.hash(rule.key), limit: rule.perMinute,
-                                                             window: 60, spacing: spacing), at: clock.now())
+                try await counters.throttleAttempt(ThrottleRule(keyHash: Secrets.hash(rule.key), limit: rule.perMinute,
+                                                                window: 60, spacing: spacing), at: clock.now())
             }
             guard allowed else {
                 throw OAuthError(.invalidRequest, "Too many requests from this client; wait a moment, then try again.",

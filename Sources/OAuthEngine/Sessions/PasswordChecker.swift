@@ -1,12 +1,21 @@
 import Foundation
 import IdentityCore
+import Logging
+import StoreContracts
 
-extension BrokerEngine {
-    /// One password attempt against an auth service's connector, with throttling (SPEC §3.7,
-    /// §9.6, §9.13) and login metrics. Returns the identity, or the error to show
-    /// (`access_denied`; 429 when throttled). Outages are thrown as OAuth errors (503 / 502).
-    func attemptPassword(_ credentials: PasswordCredentials, client: ResolvedClient,
-                         clientAddress: String?) async throws -> Result<ConnectorIdentity, OAuthError> {
+/// One password attempt against an auth service's connector, with throttling (SPEC §3.7, §9.6,
+/// §9.13) and login metrics.
+struct PasswordChecker: Sendable {
+    let throttle: LoginThrottle
+    let counters: any ThrottleStore
+    let clock: any BrokerClock
+    let metrics: any BrokerMetricsSink
+    let logger: Logger
+
+    /// The identity, or the error to show (`access_denied`; 429 when throttled). Outages are
+    /// thrown as OAuth errors (503 / 502).
+    func attempt(_ credentials: PasswordCredentials, client: ResolvedClient,
+                 clientAddress: String?) async throws -> Result<ConnectorIdentity, OAuthError> {
         let type = client.service.provider.type
         guard let connector = client.authService.connector as? any PasswordConnector else {
             throw OAuthError.unauthorizedClient("This auth service does not accept passwords.")
@@ -18,7 +27,7 @@ extension BrokerEngine {
         }
         let keys = LoginThrottle.keys(namespace: client.authService.namespace,
                                       username: connector.accountName(for: credentials.username), address: clientAddress)
-        guard try await guarded("throttle", { try await throttle.attempt(keys, store: store, now: clock.now()) }) else {
+        guard try await guarded("throttle", { try await throttle.attempt(keys, store: counters, now: clock.now()) }) else {
             metrics.login(connector: type, outcome: "throttled")
             return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429))
         }
@@ -26,7 +35,7 @@ extension BrokerEngine {
         do {
             result = try await connector.login(credentials)
         } catch {
-            let failure = Self.connectorError(error)
+            let failure = ConnectorErrors.oauthError(for: error)
             metrics.login(connector: type, outcome: failure.code == .temporarilyUnavailable ? "unavailable" : "error")
             logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(failure.debug ?? failure.errorDescription)"])
             throw failure
@@ -36,7 +45,7 @@ extension BrokerEngine {
             metrics.login(connector: type, outcome: "rejected")
             return .failure(.accessDenied(rejection.message))
         case .authenticated(let identity):
-            try await guarded("throttle") { try await throttle.succeeded(keys, store: store) }
+            try await guarded("throttle") { try await throttle.succeeded(keys, store: counters) }
             metrics.login(connector: type, outcome: "success")
             return .success(identity)
         }

@@ -1,24 +1,31 @@
 import Foundation
 import IdentityCore
+import Logging
 import StoreContracts
 
 /// The SSO cookie to set after a browser sign-in.
-public struct SSOCookie: Sendable {
+public struct SSOCookie: Sendable, Equatable {
     public let value: String
     public let maxAge: Int
 }
 
-extension BrokerEngine {
-    /// Remembers an interactive browser sign-in (SPEC §3.1) under a **new** SSO cookie value
-    /// (SPEC §9.10): the record the browser's old cookie named is replaced, never added to, so a
-    /// cookie planted in the browser before the sign-in never leads to the new session. The
-    /// browser's other live sign-ins move to the new record (the account chooser keeps them).
-    public func rememberSignIn(_ session: LoginSession, client: ResolvedClient, ssoToken: String?) async -> SSOCookie? {
+/// Browser sign-ins (SPEC §3.1): what the `idc_sso` cookie names, stored under its hash.
+public struct SSOSessions: Sendable {
+    let store: any SSOStore & SessionStore
+    let refresher: UpstreamRefresher
+    let clock: any BrokerClock
+    let logger: Logger
+
+    /// Remembers an interactive browser sign-in under a **new** SSO cookie value (SPEC §9.10):
+    /// the record the browser's old cookie named is replaced, never added to, so a cookie
+    /// planted before the sign-in never leads to the new session. The browser's other live
+    /// sign-ins move to the new record (the account chooser keeps them).
+    public func remember(_ session: LoginSession, client: ResolvedClient, ssoToken: String?) async -> SSOCookie? {
         let now = clock.now()
         do {
             var entries: [SSORecord.Entry] = []
             var previousHash: String?
-            if let ssoToken, Self.isWellFormedSSO(ssoToken) {
+            if let ssoToken, Self.isWellFormed(ssoToken) {
                 let hash = Secrets.hash(ssoToken)
                 if let previous = try await store.ssoRecord(hash: hash), previous.expiresAt > now {
                     entries = previous.entries
@@ -51,39 +58,26 @@ extension BrokerEngine {
     /// The live sessions this browser signed in with for `client`'s auth service, most recent
     /// first, each brought up to date with its identity source (SPEC §9.11): one the source has
     /// ended since is left out (and ends), so SSO never outlives the sign-in it stands for.
-    public func ssoSessions(for client: ResolvedClient, ssoToken: String?) async -> [LoginSession] {
-        guard let ssoToken, Self.isWellFormedSSO(ssoToken),
-              let record = try? await store.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return [] }
+    public func sessions(for client: ResolvedClient, ssoToken: String?) async -> [LoginSession] {
+        guard let record = await record(ssoToken) else { return [] }
         var sessions: [LoginSession] = []
         for entry in record.entries where entry.namespace == client.authService.namespace {
             guard let session = try? await store.session(id: entry.sessionId), session.isActive(at: clock.now()),
-                  let fresh = try? await ensureFreshUpstream(session, authService: client.authService) else { continue }
+                  let fresh = try? await refresher.ensureFresh(session, authService: client.authService) else { continue }
             sessions.append(fresh)
         }
         return sessions
     }
 
     /// Whether the browser's SSO record holds `sessionId` (a logout may then end it silently).
-    public func ssoRecordHolds(_ sessionId: String, ssoToken: String?) async -> Bool {
-        guard let ssoToken, Self.isWellFormedSSO(ssoToken),
-              let record = try? await store.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return false }
-        return record.entries.contains { $0.sessionId == sessionId }
+    public func holds(_ sessionId: String, ssoToken: String?) async -> Bool {
+        await record(ssoToken)?.entries.contains { $0.sessionId == sessionId } ?? false
     }
 
-    /// Authorizes `request` with an existing sign-in: issues the code without showing the form.
-    public func authorizeWithSession(_ request: AuthorizationRequest, session: LoginSession) async throws -> String {
-        let now = clock.now()
-        let pending = PendingAuthorization(
-            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
-            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, mode: .browser, createdAt: now, expiresAt: now)
-        return try await guarded("SSO code") { try await issueCode(for: pending, session: session, client: request.client) }
-    }
-
-    /// Ends the browser's SSO record and every session in it; returns the sessions' ids.
+    /// Ends the browser's SSO record and every session in it; returns its entries.
     @discardableResult
-    public func forgetSSO(_ ssoToken: String?) async throws -> [String] {
-        guard let ssoToken, Self.isWellFormedSSO(ssoToken) else { return [] }
+    public func forget(_ ssoToken: String?) async throws -> [SSORecord.Entry] {
+        guard let ssoToken, Self.isWellFormed(ssoToken) else { return [] }
         let hash = Secrets.hash(ssoToken)
         guard let record = try await guarded("sso", { try await store.ssoRecord(hash: hash) }) else { return [] }
         let now = clock.now()
@@ -91,17 +85,16 @@ extension BrokerEngine {
             for entry in record.entries { try await store.revokeSession(id: entry.sessionId, at: now) }
             try await store.deleteSSORecord(hash: hash)
         }
-        return record.entries.map(\.sessionId)
+        return record.entries
     }
 
-    static func isWellFormedSSO(_ token: String) -> Bool {
+    private func record(_ ssoToken: String?) async -> SSORecord? {
+        guard let ssoToken, Self.isWellFormed(ssoToken),
+              let record = try? await store.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return nil }
+        return record
+    }
+
+    static func isWellFormed(_ token: String) -> Bool {
         token.utf8.count == 43 && Base64URL.decode(token) != nil
-    }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

@@ -12,7 +12,12 @@ public enum PasswordSignInOutcome: Sendable {
     case retry(pendingId: String, message: String)
 }
 
-extension BrokerEngine {
+/// A POST to the temp login URI or the hosted login form (SPEC §3.1, §3.2).
+public struct PasswordSignIn: Sendable {
+    let context: EngineContext
+    let authorizations: PendingAuthorizations
+    let checker: PasswordChecker
+
     static let maxAttemptsPerPage = 10
 
     /// Handles a POST to the temp login URI / login form (SPEC §3.1, §3.2).
@@ -25,12 +30,12 @@ extension BrokerEngine {
     /// - Parameters:
     ///   - csrfToken: the form's `csrf_token` field.
     ///   - browserBinding: the browser's binding cookie.
-    public func signInWithPassword(pendingId: String, parameters: OAuthParameters, csrfToken: String?,
+    public func signIn(pendingId: String, parameters: OAuthParameters, csrfToken: String?,
                                    browserBinding: String? = nil,
                                    clientAddress: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
         let pending: PendingAuthorization
         do {
-            guard let found = try await pendingAuthorization(id: pendingId) else {
+            guard let found = try await authorizations.find(id: pendingId) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in link has expired or was already used. Start again from the app."))
             }
             pending = found
@@ -39,23 +44,23 @@ extension BrokerEngine {
         }
         let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
         if let clientId = parameters["client_id"], clientId != pending.clientId,
-           state.directory.resolve(clientId).map({ $0.appKey != pending.appKey || $0.service.id != pending.authServiceId }) ?? true {
+           context.state.directory.resolve(clientId).map({ $0.appKey != pending.appKey || $0.service.id != pending.authServiceId }) ?? true {
             throw .cannotRedirect(.invalidRequest("client_id does not match the authorization request."))
         }
         if let redirectURI = parameters["redirect_uri"], redirectURI != pending.redirectURI {
             throw .cannotRedirect(.invalidRequest("redirect_uri does not match the authorization request."))
         }
-        let fromStartingBrowser = Self.isStartingBrowser(pending, browserBinding)
+        let fromStartingBrowser = PendingAuthorizations.isStartingBrowser(pending, browserBinding)
         if pending.mode == .browser {
             guard fromStartingBrowser, let csrfToken, let browserBinding,
-                  Secrets.constantTimeEquals(csrfToken, Self.formToken(pendingId: pendingId, browserBinding: browserBinding)) else {
+                  Secrets.constantTimeEquals(csrfToken, PendingAuthorizations.formToken(pendingId: pendingId, browserBinding: browserBinding)) else {
                 throw .cannotRedirect(.invalidRequest("The sign-in form is no longer valid. Reload the page and try again."))
             }
         } else if pending.mode == .upstream {
             throw .cannotRedirect(.invalidRequest("This auth service does not sign in with a password."))
         }
         let resolved: ResolvedClient?
-        do { resolved = try await client(for: pending) } catch {
+        do { resolved = try await authorizations.client(for: pending) } catch {
             throw .redirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"), target)
         }
         guard let client = resolved else {
@@ -71,17 +76,17 @@ extension BrokerEngine {
                                               scopes: pending.scope.split(separator: " ").map(String.init))
         let attempt: Result<ConnectorIdentity, OAuthError>
         do {
-            attempt = try await attemptPassword(credentials, client: client, clientAddress: clientAddress)
+            attempt = try await checker.attempt(credentials, client: client, clientAddress: clientAddress)
         } catch {
-            return try await refuse(pendingId, pending, target, Self.connectorError(error))
+            return try await refuse(pendingId, pending, target, ConnectorErrors.oauthError(for: error))
         }
         switch attempt {
         case .failure(let refusal):
             return try await refuse(pendingId, pending, target, refusal)
         case .success(let identity):
             do {
-                return .signedIn(try await completeSignIn(pendingId: pendingId, pending: pending, client: client, identity: identity,
-                                                          browserBound: fromStartingBrowser))
+                return .signedIn(try await authorizations.complete(pending, consuming: Secrets.hash(pendingId), client: client,
+                                                                 identity: identity, browserBound: fromStartingBrowser))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {
@@ -101,24 +106,15 @@ extension BrokerEngine {
                 var updated = pending
                 updated.failedAttempts += 1
                 updated.lastError = error.errorDescription
-                try await store.updatePending(updated, idHash: idHash)
+                try await context.store.updatePending(updated, idHash: idHash)
                 return .retry(pendingId: pendingId, message: error.errorDescription)
             }
-            guard try await store.consumePending(idHash: idHash) else {
+            guard try await context.store.consumePending(idHash: idHash) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in link was already used."))
             }
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.internalFailure("pending update: \(error)"))
         }
         return .redirect(target.url(for: error))
-    }
-
-    /// Maps whatever a connector threw to the error the client sees (SPEC §3).
-    public static func connectorError(_ error: any Error) -> OAuthError {
-        switch error {
-        case let failure as ConnectorFailure: failure.oauthError
-        case let oauth as OAuthError: oauth
-        default: .upstreamNonsense("The identity source failed.", debug: "\(error)")
-        }
     }
 }

@@ -2,23 +2,24 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-extension BrokerEngine {
-    static func upstreamStateBinding(_ idHash: String) -> Vault.Binding {
-        .init(purpose: "upstream-state", owner: idHash)
-    }
+/// Sign-in at an identity source the browser is sent to (SAML, OAuth 2.0, OIDC), SPEC §3.1, §6.4, §6.5.
+public struct UpstreamSignIn: Sendable {
+    let context: EngineContext
+    let authorizations: PendingAuthorizations
+    let rateLimiter: RateLimiter
 
     /// Starts a browser sign-in at the identity source for a redirect connector (SAML, OAuth2, OIDC).
     /// The relay state is the pending authorization's id; the connector's saved state is sealed.
     /// - Parameter browserBinding: the browser's binding cookie; the callback must present it again.
-    public func beginUpstreamLogin(_ request: AuthorizationRequest, browserBinding: String?,
-                                   clientAddress: String? = nil) async throws(AuthorizationFailure) -> RedirectAction {
+    public func begin(_ request: AuthorizationRequest, browserBinding: String?,
+                      clientAddress: String? = nil) async throws(AuthorizationFailure) -> RedirectAction {
         let target = request.errorTarget
         guard let connector = request.client.authService.connector as? any RedirectConnector else {
             throw .redirect(.unauthorizedClient("This auth service does not sign in through the browser."), target)
         }
         let id = Secrets.randomToken()
         do {
-            try await admit(.authorization, clientAddress: clientAddress)
+            try await rateLimiter.admit(.authorization, clientAddress: clientAddress)
         } catch {
             throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("rate limit: \(error)"))
         }
@@ -28,11 +29,11 @@ extension BrokerEngine {
                 relayState: id, loginHint: request.loginHint, forceLogin: request.prompt?.contains("login") ?? false,
                 scopes: request.scope.split(separator: " ").map(String.init)))
         } catch {
-            throw .redirect(Self.connectorError(error), target)
+            throw .redirect(ConnectorErrors.oauthError(for: error), target)
         }
         do {
-            let sealed = try vault.seal(start.savedState, Self.upstreamStateBinding(Secrets.hash(id)))
-            _ = try await beginAuthorization(request, mode: .upstream, browserBinding: browserBinding, upstreamState: sealed, id: id)
+            let sealed = try context.vault.seal(start.savedState, VaultBindings.upstreamState(idHash: Secrets.hash(id)))
+            _ = try await authorizations.begin(request, mode: .upstream, browserBinding: browserBinding, upstreamState: sealed, id: id)
         } catch {
             throw .redirect(.internalFailure("begin upstream login: \(error)"), target)
         }
@@ -46,8 +47,8 @@ extension BrokerEngine {
     /// redirecting anywhere (an attacker may have chosen the request; SPEC §9.4). The SAML ACS
     /// first bounces a cross-site POST through a same-site one so that the binding cookie
     /// (SameSite=Lax) comes along; see the application's ACS controller.
-    public func finishUpstreamLogin(kind: CallbackKind, parameters: [String: String],
-                                    browserBinding: String?) async throws(AuthorizationFailure) -> SignInCompletion {
+    public func finish(kind: CallbackKind, parameters: [String: String],
+                       browserBinding: String?) async throws(AuthorizationFailure) -> SignInCompletion {
         let relayName = kind == .oauthCallback ? "state" : "RelayState"
         guard let relayState = parameters[relayName], !relayState.isEmpty else {
             throw .cannotRedirect(.invalidRequest("The response carries no \(relayName): unsolicited responses are refused."))
@@ -56,8 +57,8 @@ extension BrokerEngine {
         let client: ResolvedClient
         let connector: any RedirectConnector
         do {
-            guard let found = try await pendingAuthorization(id: relayState), found.mode == .upstream,
-                  let foundClient = try await self.client(for: found),
+            guard let found = try await authorizations.find(id: relayState), found.mode == .upstream,
+                  let foundClient = try await authorizations.client(for: found),
                   let foundConnector = foundClient.authService.connector as? any RedirectConnector,
                   foundConnector.callbackKind == kind else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("Unknown or expired sign-in; start again from the app."))
@@ -68,17 +69,17 @@ extension BrokerEngine {
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.internalFailure("pending lookup: \(error)"))
         }
-        guard Self.isStartingBrowser(pending, browserBinding) else {
+        guard PendingAuthorizations.isStartingBrowser(pending, browserBinding) else {
             throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
         }
         let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
         let idHash = Secrets.hash(relayState)
         let savedState: Data
         do {
-            guard try await store.consumePending(idHash: idHash) else {
+            guard try await context.store.consumePending(idHash: idHash) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in response was already used."))
             }
-            savedState = try pending.upstreamState.map { try vault.open($0, Self.upstreamStateBinding(idHash)) } ?? Data()
+            savedState = try pending.upstreamState.map { try context.vault.open($0, VaultBindings.upstreamState(idHash: idHash)) } ?? Data()
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.internalFailure("upstream state: \(error)"))
         }
@@ -86,26 +87,24 @@ extension BrokerEngine {
         do {
             result = try await connector.finishLogin(RedirectCallback(parameters: parameters, savedState: savedState))
         } catch {
-            let oauthError = Self.connectorError(error)
-            logger.warning("upstream sign-in failed", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])
+            let oauthError = ConnectorErrors.oauthError(for: error)
+            context.logger.warning("upstream sign-in failed", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])
             throw .redirect(oauthError, target)
         }
         switch result {
         case .rejected(let rejection):
             // Connector messages name the check that failed, never credentials or assertion content.
-            logger.notice("upstream sign-in refused", metadata: ["authService": "\(client.service.id)", "reason": "\(rejection.message)"])
+            context.logger.notice("upstream sign-in refused", metadata: ["authService": "\(client.service.id)", "reason": "\(rejection.message)"])
             throw .redirect(.accessDenied(rejection.message), target)
         case .authenticated(let identity):
             do {
                 if let once = identity.oneTimeUse {
                     let first = try await guarded("replay check") {
-                        try await store.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
+                        try await context.store.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
                     }
                     guard first else { throw OAuthError.accessDenied("This sign-in response was already used.") }
                 }
-                var completion = try await completeConsumed(pending: pending, client: client, identity: identity)
-                completion.browserBound = true
-                return completion
+                return try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, browserBound: true)
             } catch let error as OAuthError {
                 throw .redirect(error, target)
             } catch {

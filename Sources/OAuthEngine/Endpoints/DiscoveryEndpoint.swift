@@ -1,9 +1,14 @@
 import Foundation
 import IdentityCore
 
-extension BrokerEngine {
-    /// The OpenID Provider / OAuth AS metadata (OIDC Discovery, RFC 8414). Lists only what works.
-    public func discoveryDocument() -> [String: JSONValue] {
+/// The OpenID Provider / OAuth AS metadata (OIDC Discovery, RFC 8414). Lists only what works.
+public struct DiscoveryEndpoint: Sendable {
+    let context: EngineContext
+    let grantTypes: [String]
+
+    public func document() -> [String: JSONValue] {
+        let state = context.state
+        let issuer = context.issuer
         let algorithm = state.keys.active.algorithm.rawValue
         func list(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
         var document: [String: JSONValue] = [
@@ -19,7 +24,7 @@ extension BrokerEngine {
             "revocation_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "response_types_supported": list(["code"]),
             "response_modes_supported": list(["query"]),
-            "grant_types_supported": list(["authorization_code", "refresh_token", "password", "client_credentials"]),
+            "grant_types_supported": list(grantTypes),
             "subject_types_supported": list(["public"]),
             "id_token_signing_alg_values_supported": list([algorithm]),
             "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),

@@ -21,18 +21,20 @@ public struct RegistrationResponse: Sendable, Encodable {
     public var token_endpoint_auth_method = "client_secret_basic"
 }
 
-extension BrokerEngine {
+/// Dynamic registration of mobile app instances (RFC 7591, RFC 7592; SPEC §3.8).
+public struct RegistrationEndpoint: Sendable {
+    let context: EngineContext
+    let rateLimiter: RateLimiter
+    let revocation: Revocation
+
     /// Device types an instance may declare (SPEC §3.8).
     public static let deviceTypes: Set<String> = ["iphone", "ipad", "android", "android_tablet", "windows_phone"]
-    /// An instance nobody signed in to within this time after registration is removed.
-    public static let unboundInstanceLifetime: TimeInterval = 3600
-
     /// `POST /oauth/register`: checks the initial access token, the body and its software statement,
     /// then stores a new instance of the environment the token belongs to. Rate-limited per client
     /// address and per initial access token (SPEC §9.6): 429 with `Retry-After` beyond.
     public func register(body: [String: JSONValue], initialAccessToken: String?, clientAddress: String? = nil) async throws -> RegistrationResponse {
-        let state = self.state
-        try await admit(.registration, clientAddress: clientAddress)
+        let state = context.state
+        try await rateLimiter.admit(.registration, clientAddress: clientAddress)
         guard let token = initialAccessToken, !token.isEmpty else {
             throw OAuthError.invalidToken("An initial access token is required (Authorization: Bearer).")
         }
@@ -45,7 +47,7 @@ extension BrokerEngine {
         guard let environment = matched, let registration = environment.registration else {
             throw OAuthError.invalidToken("The initial access token is not valid.")
         }
-        try await admit(.registrationWithToken(token), clientAddress: clientAddress)
+        try await rateLimiter.admit(.registrationWithToken(token), clientAddress: clientAddress)
         let softwareId = try field(body, "software_id")
         let statementJWT = try field(body, "software_statement")
         let deviceType = try field(body, "device_type")
@@ -55,7 +57,7 @@ extension BrokerEngine {
         guard softwareId.count <= 64, !softwareId.contains("~"), let trust = registration.softwareStatements[softwareId] else {
             throw OAuthError(.unapprovedSoftwareStatement, "This software_id is not approved for this environment.")
         }
-        let now = clock.now()
+        let now = context.clock.now()
         let statement = try SoftwareStatement.verify(statementJWT, trust: trust, softwareId: softwareId, now: now)
         let redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
         let secret = Secrets.randomToken()
@@ -64,8 +66,8 @@ extension BrokerEngine {
             clientId: "dyn~\(softwareId)~\(UUID().uuidString.lowercased())", appKey: environment.appKey, softwareId: softwareId,
             deviceType: deviceType, redirectURIs: redirectURIs, scope: statement.scope, grantTypes: statement.grantTypes,
             secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now)
-        try await guarded("register instance") { try await store.insertRegisteredClient(instance) }
-        logger.info("instance registered", metadata: ["client_id": "\(instance.clientId)", "app_key": "\(environment.appKey)"])
+        try await guarded("register instance") { try await context.store.insertRegisteredClient(instance) }
+        context.logger.info("instance registered", metadata: ["client_id": "\(instance.clientId)", "app_key": "\(environment.appKey)"])
         var response = registrationResponse(instance)
         response.client_secret = secret
         response.registration_access_token = registrationToken
@@ -74,14 +76,14 @@ extension BrokerEngine {
 
     /// RFC 7592 read. The answer carries a new registration access token (RFC 7592 §3: the
     /// response includes one, and only its hash is stored), which replaces the presented one.
-    public func readRegistration(clientId: String, registrationToken: String?) async throws -> RegistrationResponse {
+    public func read(clientId: String, registrationToken: String?) async throws -> RegistrationResponse {
         try await storeRotatingToken(try await managedInstance(clientId, registrationToken))
     }
 
     /// RFC 7592 update: an instance may change its device type and narrow its redirect URIs
     /// within its software statement's; omitted fields keep their values (RFC 7592 §2.2 lets the
     /// server ignore them). The answer carries a new registration access token.
-    public func updateRegistration(clientId: String, registrationToken: String?, body: [String: JSONValue]) async throws -> RegistrationResponse {
+    public func update(clientId: String, registrationToken: String?, body: [String: JSONValue]) async throws -> RegistrationResponse {
         var instance = try await managedInstance(clientId, registrationToken)
         if let claimed = body["client_id"], claimed.stringValue != clientId {
             throw OAuthError(.invalidClientMetadata, "client_id in the body must be the instance's own.")
@@ -100,10 +102,10 @@ extension BrokerEngine {
             }
             instance.deviceType = text
         }
-        if let environment = state.config.environments.first(where: { $0.appKey == instance.appKey }),
+        if let environment = context.state.config.environments.first(where: { $0.appKey == instance.appKey }),
            let trust = environment.registration?.softwareStatements[instance.softwareId],
            let jwt = body["software_statement"]?.stringValue {
-            let statement = try SoftwareStatement.verify(jwt, trust: trust, softwareId: instance.softwareId, now: clock.now())
+            let statement = try SoftwareStatement.verify(jwt, trust: trust, softwareId: instance.softwareId, now: context.clock.now())
             instance.redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
         } else if body["redirect_uris"] != nil {
             instance.redirectURIs = try requestedRedirectURIs(body, allowed: instance.redirectURIs)
@@ -118,7 +120,7 @@ extension BrokerEngine {
         let token = Secrets.randomToken()
         changed.registrationTokenHash = Secrets.hash(token)
         let updated = try await guarded("update instance") {
-            try await store.updateRegisteredClient(changed, expectedTokenHash: instance.registrationTokenHash)
+            try await context.store.updateRegisteredClient(changed, expectedTokenHash: instance.registrationTokenHash)
         }
         guard updated else { throw OAuthError.invalidToken("The registration access token is not valid.") }
         var response = registrationResponse(changed)
@@ -127,7 +129,7 @@ extension BrokerEngine {
     }
 
     /// RFC 7592 delete: removes the instance and revokes every token it holds.
-    public func deleteRegistration(clientId: String, registrationToken: String?) async throws {
+    public func delete(clientId: String, registrationToken: String?) async throws {
         let instance = try await managedInstance(clientId, registrationToken)
         try await revokeInstance(instance)
     }
@@ -135,21 +137,22 @@ extension BrokerEngine {
     /// Removes an instance and revokes its token families (DELETE and `idconnect clients revoke`);
     /// its session ends too unless another app still holds a family in it.
     public func revokeInstance(_ instance: RegisteredClient) async throws {
-        try await revokeFamilies(ofClient: instance.clientId, at: clock.now())
-        _ = try await guarded("revoke instance") { try await store.deleteRegisteredClient(id: instance.clientId) }
-        logger.info("instance revoked", metadata: ["client_id": "\(instance.clientId)"])
+        try await revocation.revokeFamilies(ofClient: instance.clientId, at: context.clock.now())
+        _ = try await guarded("revoke instance") { try await context.store.deleteRegisteredClient(id: instance.clientId) }
+        context.logger.info("instance revoked", metadata: ["client_id": "\(instance.clientId)"])
     }
 
     /// Removes instances nobody signed in to within an hour of their registration (maintenance).
     public func purgeUnboundInstances() async throws -> Int {
-        try await store.purgeUnboundRegisteredClients(registeredBefore: clock.now().addingTimeInterval(-Self.unboundInstanceLifetime))
+        try await context.store.purgeUnboundRegisteredClients(
+            registeredBefore: context.clock.now().addingTimeInterval(-InstanceBinding.unboundInstanceLifetime))
     }
 
     private func managedInstance(_ clientId: String, _ registrationToken: String?) async throws -> RegisteredClient {
         guard let registrationToken, !registrationToken.isEmpty else {
             throw OAuthError.invalidToken("The registration access token is required (Authorization: Bearer).")
         }
-        let instance = try await guarded("read instance") { try await store.registeredClient(id: clientId) }
+        let instance = try await guarded("read instance") { try await context.store.registeredClient(id: clientId) }
         guard let instance, Secrets.constantTimeEquals(Secrets.hash(registrationToken), instance.registrationTokenHash) else {
             throw OAuthError.invalidToken("The registration access token is not valid.")
         }
@@ -159,7 +162,7 @@ extension BrokerEngine {
     private func registrationResponse(_ instance: RegisteredClient) -> RegistrationResponse {
         let encoded = instance.clientId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? instance.clientId
         return RegistrationResponse(
-            client_id: instance.clientId, registration_client_uri: "\(issuer)/oauth/register/\(encoded)",
+            client_id: instance.clientId, registration_client_uri: "\(context.issuer)/oauth/register/\(encoded)",
             client_id_issued_at: Int(instance.createdAt.timeIntervalSince1970), software_id: instance.softwareId,
             device_type: instance.deviceType, redirect_uris: instance.redirectURIs, grant_types: instance.grantTypes,
             response_types: instance.grantTypes.contains("authorization_code") ? ["code"] : [], scope: instance.scope)

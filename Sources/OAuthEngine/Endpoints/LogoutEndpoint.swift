@@ -12,7 +12,13 @@ public enum LogoutOutcome: Sendable, Equatable {
     case confirm(parameters: [String: String], clientName: String?)
 }
 
-extension BrokerEngine {
+/// `GET|POST /oauth/logout` (OIDC RP-initiated logout, SPEC §3.6, §9.7, §9.12).
+public struct LogoutEndpoint: Sendable {
+    let context: EngineContext
+    let clients: ClientRegistry
+    let keys: SigningKeyReloader
+    let sso: SSOSessions
+
     /// `GET|POST /oauth/logout` (OIDC RP-initiated logout).
     ///
     /// A logout ends sessions only in the browser that asks (SPEC §9.12): without asking when the
@@ -29,16 +35,16 @@ extension BrokerEngine {
     ///     confirmed on the page; nil for a plain request.
     public func logout(_ parameters: OAuthParameters, ssoToken: String?,
                        confirmation: (csrfToken: String?, browserBinding: String?)? = nil) async throws -> LogoutOutcome {
-        let state = self.state
-        var client = try await parameters["client_id"].asyncMap { try await resolveClient($0, state: state) } ?? nil
+        let state = context.state
+        var client = try await parameters["client_id"].asyncMap { try await clients.resolve($0, in: state) } ?? nil
         var hintedSession: String?
         if let hint = parameters["id_token_hint"] {
             // Our ID tokens only (typ JWT, never an access token); expired hints are fine.
-            guard hint.utf8.count <= 8_192, let parts = await verifyOwnJWS(hint, type: "JWT", keys: state.keys),
-                  let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: parts.payload), claims.iss == issuer else {
+            guard hint.utf8.count <= 8_192, let parts = await keys.verify(hint, type: "JWT", with: state.keys),
+                  let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: parts.payload), claims.iss == context.issuer else {
                 throw OAuthError.invalidRequest("id_token_hint is not an ID token issued by this server.")
             }
-            if let hinted = try await resolveClient(claims.aud, state: state) {
+            if let hinted = try await clients.resolve(claims.aud, in: state) {
                 if let named = client, !named.isSameClient(as: hinted) {
                     throw OAuthError.invalidRequest("client_id does not match id_token_hint.")
                 }
@@ -55,11 +61,11 @@ extension BrokerEngine {
         }
         if let confirmation {
             guard let token = confirmation.csrfToken, let binding = confirmation.browserBinding,
-                  Secrets.constantTimeEquals(token, Self.logoutCSRFToken(browserBinding: binding)) else {
+                  Secrets.constantTimeEquals(token, Self.csrfToken(browserBinding: binding)) else {
                 throw OAuthError.invalidRequest("The sign-out form is no longer valid. Reload the page and try again.")
             }
         } else {
-            guard let hintedSession, await ssoRecordHolds(hintedSession, ssoToken: ssoToken) else {
+            guard let hintedSession, await sso.holds(hintedSession, ssoToken: ssoToken) else {
                 var carried: [String: String] = [:]
                 for name in ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"] { carried[name] = parameters[name] }
                 return .confirm(parameters: carried, clientName: client?.service.name)
@@ -75,16 +81,14 @@ extension BrokerEngine {
 
     /// The CSRF token of the sign-out confirmation form: derived from the browser's binding
     /// cookie (HttpOnly), so only a page served to that browser can carry it.
-    public static func logoutCSRFToken(browserBinding: String) -> String {
+    public static func csrfToken(browserBinding: String) -> String {
         Secrets.hash("logout\u{0}" + browserBinding)
     }
 
     /// Ends every sign-in of this browser's SSO record; returns the user of the hinted session
     /// (else the most recent one), for the identity source's own logout.
     private func signOutBrowser(_ ssoToken: String?, preferring sessionId: String?) async throws -> String? {
-        guard let ssoToken, Self.isWellFormedSSO(ssoToken),
-              let record = try await guarded("sso", { try await store.ssoRecord(hash: Secrets.hash(ssoToken)) }) else { return nil }
-        try await forgetSSO(ssoToken)
-        return (record.entries.first { $0.sessionId == sessionId } ?? record.entries.first)?.userId
+        let entries = try await sso.forget(ssoToken)
+        return (entries.first { $0.sessionId == sessionId } ?? entries.first)?.userId
     }
 }

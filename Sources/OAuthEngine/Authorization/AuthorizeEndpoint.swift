@@ -1,0 +1,168 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import StoreContracts
+
+/// The authorization endpoint's decisions (SPEC §3.1, §3.2): sign in with what the browser
+/// already has (an app-to-web `css` value, an SSO session), offer its accounts, or start a
+/// sign-in (login form, customer page, identity source). No HTTP here: the controller parses
+/// the request and renders the outcome.
+public struct AuthorizeEndpoint: Sendable {
+    let context: EngineContext
+    let clients: ClientRegistry
+    let authorizations: PendingAuthorizations
+    let upstream: UpstreamSignIn
+    let sso: SSOSessions
+    let webSSO: WebSSO
+
+    /// `GET /oauth/auth` (and a browser's form POST to it).
+    public func authorize(_ parameters: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
+        let state = context.state
+        let request: AuthorizationRequest
+        do {
+            request = try await AuthorizationRequest.parse(parameters) { try await clients.resolve($0, in: state) }
+        } catch {
+            return AuthorizeResult(outcome: Self.outcome(for: error), binding: nil, clearWebSSO: false)
+        }
+        let prompts = Set((request.prompt ?? "").split(separator: " ").map(String.init))
+        if let value = browser.webSSOValue {
+            // Taken (spent) whatever happens next; prompt=login still shows the form.
+            var result: AuthorizeResult
+            if let session = await webSSO.redeem(value, for: request.client), !prompts.contains("login") {
+                result = AuthorizeResult(outcome: await signIn(request, with: session, rememberFor: browser), binding: nil, clearWebSSO: true)
+            } else {
+                result = await startSignIn(request, prompts: prompts, browser: browser)
+            }
+            result.clearWebSSO = true
+            return result
+        }
+        if !prompts.contains("login") {
+            let sessions = await sso.sessions(for: request.client, ssoToken: browser.ssoToken)
+            if prompts.contains("select_account"), !sessions.isEmpty {
+                return AuthorizeResult(outcome: .accountChooser(accountChooser(request, sessions: sessions, parameters: parameters)),
+                                       binding: nil, clearWebSSO: false)
+            }
+            let hint = request.loginHint
+            if !prompts.contains("select_account"), let session = hint == nil ? sessions.first : sessions.first(where: { $0.userId == hint }) {
+                return AuthorizeResult(outcome: await signIn(request, with: session, rememberFor: nil), binding: nil, clearWebSSO: false)
+            }
+        }
+        return await startSignIn(request, prompts: prompts, browser: browser)
+    }
+
+    /// Issues the code for an existing sign-in. A sign-in carried over from an app
+    /// (`rememberFor` the browser) gets an SSO record of its own, holding nothing else of the
+    /// browser's: a planted `css` value must not mix with the browser's own sign-ins.
+    private func signIn(_ request: AuthorizationRequest, with session: LoginSession, rememberFor browser: BrowserContext?) async -> AuthorizeOutcome {
+        do {
+            let location = try await authorizations.issueCode(request, session: session)
+            guard browser != nil else { return .redirect(location) }
+            return .redirect(location, sso: await sso.remember(session, client: request.client, ssoToken: nil))
+        } catch let error as OAuthError {
+            return .redirect(request.errorTarget.url(for: error))
+        } catch {
+            return .redirect(request.errorTarget.url(for: .internalFailure("SSO sign-in: \(error)")))
+        }
+    }
+
+    /// No existing sign-in applies: `prompt=none` fails, else the form or the identity source.
+    private func startSignIn(_ request: AuthorizationRequest, prompts: Set<String>, browser: BrowserContext) async -> AuthorizeResult {
+        let target = request.errorTarget
+        func result(_ outcome: AuthorizeOutcome, binding: String? = nil) -> AuthorizeResult {
+            AuthorizeResult(outcome: outcome, binding: binding, clearWebSSO: false)
+        }
+        if prompts.contains("none") {
+            return result(.redirect(target.url(for: OAuthError(.loginRequired, "The user is not signed in."))))
+        }
+        let binding = browser.binding ?? Secrets.randomToken()
+        if request.client.authService.connector is any RedirectConnector {
+            do {
+                return result(.upstream(try await upstream.begin(request, browserBinding: binding, clientAddress: browser.clientAddress)),
+                              binding: binding)
+            } catch {
+                return result(Self.outcome(for: error))
+            }
+        }
+        guard request.client.authService.connector is any PasswordConnector else {
+            return result(.redirect(target.url(for: .unauthorizedClient("This auth service cannot sign in through the browser."))))
+        }
+        let id: String
+        do {
+            let mode: PendingAuthorization.Mode = request.client.service.customizedLogin.isPage ? .api : .browser
+            id = try await authorizations.begin(request, mode: mode, browserBinding: binding, clientAddress: browser.clientAddress)
+        } catch {
+            return result(.errorPage((error as? OAuthError) ?? .internalFailure("begin authorization: \(error)")))
+        }
+        if case .page(let pageURL) = request.client.service.customizedLogin {
+            return result(.customPage(RedirectURL.build(pageURL.absoluteString, [
+                ("temp_login_uri", tempLoginURI(id)), ("client_id", request.client.clientId),
+                ("redirect_uri", request.redirectURI), ("login_hint", request.loginHint),
+            ])), binding: binding)
+        }
+        return result(.loginForm(loginForm(id: id, client: request.client, binding: binding, username: request.loginHint, error: nil)),
+                      binding: binding)
+    }
+
+    /// `POST /oauth/auth`, the automated authorization grant: the temp login URI, bound to no
+    /// browser (signing in there never sets the SSO cookie).
+    public func automatedGrant(_ parameters: OAuthParameters, basic: BasicCredentials?, clientAddress: String?) async throws -> String {
+        let state = context.state
+        if basic != nil || parameters["client_secret"] != nil {
+            _ = try await clients.authenticate(parameters, basic: basic, in: state)
+        }
+        let request: AuthorizationRequest
+        do {
+            request = try await AuthorizationRequest.parse(parameters) { try await clients.resolve($0, in: state) }
+        } catch {
+            // On this JSON API an unknown client is the usual 401 with `WWW-Authenticate: Basic`
+            // (SPEC §3); the browser flow keeps 400 so that no Basic prompt ever appears.
+            if error.error.code == .invalidClient { throw OAuthError.invalidClient(error.error.errorDescription) }
+            throw error.error
+        }
+        guard request.client.authService.connector is any PasswordConnector else {
+            throw OAuthError.invalidRequest("This auth service signs in through the browser; use GET /oauth/auth.")
+        }
+        return tempLoginURI(try await authorizations.begin(request, mode: .api, clientAddress: clientAddress))
+    }
+
+    public func tempLoginURI(_ id: String) -> String { "\(context.issuer)/oauth/authenticate/\(id)" }
+
+    /// The hosted login form of pending authorization `id` in the browser holding `binding`.
+    public func loginForm(id: String, client: ResolvedClient, binding: String, username: String?, error: String?) -> LoginFormModel {
+        LoginFormModel(heading: client.service.name ?? "Sign in", action: tempLoginURI(id),
+                       csrfToken: PendingAuthorizations.formToken(pendingId: id, browserBinding: binding),
+                       username: username, error: error, stylesheet: client.stylesheet)
+    }
+
+    /// The accounts this browser is signed in with for the client's auth service, each a link
+    /// back to `/oauth/auth` with `login_hint` naming it, and "use another account" as the same
+    /// request with `prompt=login`.
+    private func accountChooser(_ request: AuthorizationRequest, sessions: [LoginSession], parameters: OAuthParameters) -> AccountChooserModel {
+        let kept = parameters.names.sorted().filter { $0 != "prompt" && $0 != "login_hint" }
+            .compactMap { name in parameters[name].map { (name, Optional($0)) } }
+        let base = "\(context.issuer)/oauth/auth"
+        var seen: Set<String> = []
+        let accounts = sessions.filter { seen.insert($0.userId).inserted }.map { session in
+            AccountChooserModel.Account(label: session.attributes["name"]?.stringValue ?? session.userId, detail: session.userId,
+                                        link: RedirectURL.build(base, kept + [("login_hint", session.userId)]))
+        }
+        return AccountChooserModel(heading: request.client.service.name ?? "Choose an account", accounts: accounts,
+                                   anotherAccount: RedirectURL.build(base, kept + [("prompt", "login")]),
+                                   stylesheet: request.client.stylesheet)
+    }
+
+    static func outcome(for failure: AuthorizationFailure) -> AuthorizeOutcome {
+        switch failure {
+        case .cannotRedirect(let error): .errorPage(error)
+        case .redirect(let error, let target): .redirect(target.url(for: error))
+        }
+    }
+}
+
+extension Optional where Wrapped == AuthService.CustomizedLogin {
+    /// A customer's own login page posts the credentials to the temp login URI.
+    var isPage: Bool {
+        if case .page? = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import IdentityCore
+import StoreContracts
+
+/// What the browser brought to `/oauth/auth`.
+public struct BrowserContext: Sendable {
+    /// The SSO cookie.
+    public var ssoToken: String?
+    /// An app-to-web `css` value an app handed the browser (SPEC §3.8).
+    public var webSSOValue: String?
+    /// The browser binding cookie, when it brought a well-formed one.
+    public var binding: String?
+    /// The client address (behind trusted proxies, the first untrusted hop).
+    public var clientAddress: String?
+
+    public init(ssoToken: String? = nil, webSSOValue: String? = nil, binding: String? = nil, clientAddress: String? = nil) {
+        self.ssoToken = ssoToken
+        self.webSSOValue = webSSOValue
+        self.binding = binding
+        self.clientAddress = clientAddress
+    }
+}
+
+/// The hosted login page of one pending authorization.
+public struct LoginFormModel: Sendable, Equatable {
+    public var heading: String
+    /// The temp login URI the form posts to.
+    public var action: String
+    /// Bound to the pending authorization and the browser (SPEC §9.4, §9.10).
+    public var csrfToken: String
+    public var username: String?
+    public var error: String?
+    /// `customizedLogin: css`.
+    public var stylesheet: URL?
+}
+
+/// `prompt=select_account`: the browser's accounts, each a link that signs in as it.
+public struct AccountChooserModel: Sendable, Equatable {
+    public struct Account: Sendable, Equatable {
+        public var label: String
+        public var detail: String
+        public var link: String
+    }
+
+    public var heading: String
+    public var accounts: [Account]
+    /// The same request with `prompt=login`.
+    public var anotherAccount: String
+    public var stylesheet: URL?
+}
+
+/// What `/oauth/auth` answers in a browser (SPEC §3.1); the controller only renders it.
+public enum AuthorizeOutcome: Sendable, Equatable {
+    /// An error page; never a redirect (the client or redirect URI cannot be trusted, or the
+    /// request could not be taken in).
+    case errorPage(OAuthError)
+    /// Back to the client with a code or an error; `sso` is a new SSO cookie to set.
+    case redirect(String, sso: SSOCookie? = nil)
+    /// To the identity source (SAML, OAuth 2.0, OIDC).
+    case upstream(RedirectAction)
+    /// The hosted login page.
+    case loginForm(LoginFormModel)
+    /// A customer's own login page (`customizedLogin: page`), which posts to the temp login URI.
+    case customPage(String)
+    case accountChooser(AccountChooserModel)
+}
+
+/// An outcome with what the browser's cookies must become.
+public struct AuthorizeResult: Sendable, Equatable {
+    public var outcome: AuthorizeOutcome
+    /// The browser binding cookie to set (a sign-in was started in this browser).
+    public var binding: String?
+    /// The `css` value was presented and is spent: tell the browser to drop it.
+    public var clearWebSSO: Bool
+}
+
+extension ResolvedClient {
+    /// The `customizedLogin: css` stylesheet of the client's auth service.
+    var stylesheet: URL? {
+        if case .css(let url) = service.customizedLogin { return url }
+        return nil
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import StoreContracts
+
+/// A finished sign-in: where to send the browser, and the session it started.
+public struct SignInCompletion: Sendable {
+    public let redirect: String
+    public let session: LoginSession
+    /// The browser finishing it is the one that started it (its binding cookie matched): only
+    /// then does it get the SSO cookie (SPEC §9.4). False for API-mode temp login URIs.
+    public var browserBound = false
+}
+
+/// Authorizations between `/oauth/auth` and the sign-in (SPEC §3.1, §3.2): stored under the
+/// hash of their id (the secret part of the temp login URI), finished in one write that
+/// consumes them, starts the session and stores its code.
+public struct PendingAuthorizations: Sendable {
+    let context: EngineContext
+    let clients: ClientRegistry
+    let rateLimiter: RateLimiter
+    let issuer: TokenIssuer
+    let binding: InstanceBinding
+
+    /// A login page needs time for a person to type; a temp login URI lives exactly `grantTtl`.
+    static let browserPageLifetime = 600
+
+    /// Stores a pending authorization and returns its id. Rate-limited per client address
+    /// (SPEC §9.13): every request stores something before anyone authenticated.
+    /// - Parameter browserBinding: the browser's binding cookie (SPEC §9.4): the login form's
+    ///   token is derived from it and the id, and callbacks must present it again.
+    public func begin(_ request: AuthorizationRequest, mode: PendingAuthorization.Mode, browserBinding: String? = nil,
+                      upstreamState: Data? = nil, id: String = Secrets.randomToken(), clientAddress: String? = nil) async throws -> String {
+        try await rateLimiter.admit(.authorization, clientAddress: clientAddress)
+        let now = context.clock.now()
+        let grantTtl = request.client.service.grantTtl
+        let lifetime = mode == .api ? grantTtl : max(grantTtl, Self.browserPageLifetime)
+        let pending = PendingAuthorization(
+            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
+            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
+            codeChallenge: request.codeChallenge, mode: mode, browserHash: browserBinding.map(Secrets.hash),
+            prompt: request.prompt, loginHint: request.loginHint, createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), upstreamState: upstreamState)
+        try await guarded("store pending authorization") { try await context.store.insertPending(pending, idHash: Secrets.hash(id)) }
+        return id
+    }
+
+    /// The pending authorization behind a temp login id, if it exists and has not expired.
+    public func find(id: String) async throws -> PendingAuthorization? {
+        guard id.utf8.count <= 128, let pending = try await context.store.pending(idHash: Secrets.hash(id)),
+              context.clock.now() < pending.expiresAt else { return nil }
+        return pending
+    }
+
+    /// The client a pending authorization was started for, if it is still configured (or stored).
+    public func client(for pending: PendingAuthorization) async throws -> ResolvedClient? {
+        try await clients.resolve(pending.clientId)
+    }
+
+    /// The login form's CSRF token for pending authorization `pendingId` in the browser holding
+    /// `browserBinding`: bound to both, so it is good for that form in that browser only.
+    public static func formToken(pendingId: String, browserBinding: String) -> String {
+        Secrets.hash("form\u{0}\(pendingId)\u{0}\(browserBinding)")
+    }
+
+    /// Whether `browserBinding` is the binding cookie of the browser that started `pending`.
+    public static func isStartingBrowser(_ pending: PendingAuthorization, _ browserBinding: String?) -> Bool {
+        guard let browserBinding, let expected = pending.browserHash else { return false }
+        return Secrets.constantTimeEquals(Secrets.hash(browserBinding), expected)
+    }
+
+    /// Finishes a sign-in: the pending authorization (unless `pendingIdHash` is nil: already
+    /// consumed), the session and its code go to storage in one write. An app instance bound to
+    /// another user is refused first, storing nothing; an unbound one stays unbound: only
+    /// redeeming the code with its own secret binds it (SPEC §9.1).
+    func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String?, client: ResolvedClient,
+                  identity: ConnectorIdentity, browserBound: Bool) async throws -> SignInCompletion {
+        let session = try issuer.makeSession(identity: identity, client: client)
+        try binding.checkMayServe(client, subject: session.subject)
+        let (redirect, record) = makeCode(for: pending, session: session, client: client)
+        guard try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {
+            throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
+        }
+        return SignInCompletion(redirect: redirect, session: session, browserBound: browserBound)
+    }
+
+    /// Issues a code for an existing sign-in (SSO) and builds the redirect back to the client.
+    /// Nothing is bound here (SPEC §9.1): a code that is never redeemed gives its client nothing.
+    func issueCode(_ request: AuthorizationRequest, session: LoginSession) async throws -> String {
+        let now = context.clock.now()
+        let pending = PendingAuthorization(
+            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
+            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
+            codeChallenge: request.codeChallenge, mode: .browser, createdAt: now, expiresAt: now)
+        try binding.checkMayServe(request.client, subject: session.subject)
+        let (redirect, record) = makeCode(for: pending, session: session, client: request.client)
+        try await guarded("SSO code") { try await context.store.insertCode(record) }
+        return redirect
+    }
+
+    /// A new code for `session`: the redirect back to the client carrying it (`code` last, the
+    /// only place the code itself appears) and what is stored of it.
+    private func makeCode(for pending: PendingAuthorization, session: LoginSession,
+                          client: ResolvedClient) -> (redirect: String, record: AuthorizationCode) {
+        let now = context.clock.now()
+        let code = Secrets.randomToken()
+        return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]), AuthorizationCode(
+            hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
+            scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
+            createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl))))
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import StoreContracts
+
+/// What a backend learns about a token: the `/oauth/validate` body and the data-link headers (SPEC §3.5, §5).
+public struct TokenView: Sendable {
+    public var body: [String: JSONValue]
+    public var dataLinkHeaders: [String: String]
+}
+
+/// Where the gateway forwards a call, with the headers it adds (SPEC §5).
+public struct DataLinkTarget: Sendable {
+    public let link: DataLink
+    /// `datalinkHeaderMapping` headers, e.g. `X-Kinvey-Auth: <base64 upstream token>`.
+    public let headers: [String: String]
+    /// Every header name any `datalinkHeaderMapping` of the environment uses, lowercased: the
+    /// caller's copies are removed even when this token's mapping yields no value for one, so a
+    /// backend never mistakes a forged header for the broker's (SPEC §9.3).
+    public let mappedHeaderNames: Set<String>
+}
+
+/// Token validation for backends and apps: `/oauth/validate` (MIC), the data-link gateway and
+/// `/oauth/userinfo`. Each brings the upstream sign-in up to date first (SPEC §4, §9.11).
+public struct ValidationEndpoint: Sendable {
+    let context: EngineContext
+    let verifier: TokenVerifier
+    let refresher: UpstreamRefresher
+    let upstream: UpstreamVault
+
+    /// `GET /oauth/validate` (SPEC §3.5). With `validateAuth: required` the caller must also
+    /// authenticate as the token's environment: Basic `appKey:appSecret` of that environment, and
+    /// nothing else (SPEC §9.5) — an app instance's own credentials live on a phone, and the
+    /// answer carries the upstream token. The caller is checked before any upstream refresh, so
+    /// an unauthenticated caller cannot make the broker call the identity source.
+    public func validate(accessToken: String, basic: BasicCredentials?) async throws -> TokenView {
+        let verified = try await verifier.verifyAccessToken(accessToken)
+        if verified.client.environment.validateAuth == .required || basic != nil {
+            guard let basic else {
+                throw OAuthError.invalidClient("This environment requires client authentication to validate tokens.")
+            }
+            let caller = try ClientAuthenticator(directory: context.state.directory).authenticate(OAuthParameters(), basic: basic)
+            guard caller.authenticated, caller.client.appKey == verified.client.appKey else {
+                throw OAuthError.invalidClient("The token belongs to another environment.")
+            }
+        }
+        let (fresh, token) = try await refreshing(verified)
+        return TokenView.make(fresh, upstream: token, now: context.clock.now())
+    }
+
+    /// Verifies a token and brings its upstream token up to date (validate, introspection, the
+    /// gateway). A session the source ended is `invalid_token`.
+    public func verifyAndRefresh(_ token: String) async throws -> (VerifiedAccessToken, UpstreamToken?) {
+        try await refreshing(try await verifier.verifyAccessToken(token))
+    }
+
+    private func refreshing(_ verified: VerifiedAccessToken) async throws -> (VerifiedAccessToken, UpstreamToken?) {
+        let session: LoginSession
+        do {
+            session = try await refresher.ensureFresh(verified.session, authService: verified.client.authService)
+        } catch let ended as SessionEnded {
+            throw OAuthError.invalidToken(ended.reason)
+        }
+        let fresh = VerifiedAccessToken(jti: verified.jti, scope: verified.scope, issuedAt: verified.issuedAt,
+                                        expiresAt: verified.expiresAt, family: verified.family, session: session, client: verified.client)
+        do {
+            return (fresh, try upstream.open(of: session))
+        } catch {
+            throw OAuthError.internalFailure("open upstream token: \(error)")
+        }
+    }
+
+    /// The gateway's target (SPEC §5): 401 for a bad token, 404 for an unknown link, 403 when the
+    /// link is not bound to the token's auth service.
+    public func dataLinkTarget(name: String, accessToken: String) async throws -> DataLinkTarget {
+        let (verified, token) = try await verifyAndRefresh(accessToken)
+        guard let link = verified.client.environment.dataLinks.first(where: { $0.name == name }) else {
+            throw OAuthError(.invalidRequest, "There is no data link named '\(name.prefix(64))' in this environment.", status: 404)
+        }
+        if let allowed = link.authServices, !allowed.contains(verified.client.service.id) {
+            throw OAuthError(.accessDenied, "This data link does not accept tokens of this auth service.", status: 403)
+        }
+        let mapped = verified.client.entry.services.values.flatMap { $0.service.provider.datalinkHeaderMapping.values }
+        return DataLinkTarget(link: link, headers: TokenView.make(verified, upstream: token, now: context.clock.now()).dataLinkHeaders,
+                              mappedHeaderNames: Set(mapped.map { $0.lowercased() }))
+    }
+
+    /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope.
+    public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
+        let verified = try await verifyAndRefresh(accessToken).0
+        guard Scopes.contains(verified.scope, "openid") else {
+            throw OAuthError(.invalidToken, "The access token was not issued with the openid scope.", status: 403)
+        }
+        let session = verified.session
+        var claims: [String: JSONValue] = ["sub": .string(session.subject)]
+        if Scopes.contains(verified.scope, "email"), let email = session.attributes["email"] { claims["email"] = email }
+        if Scopes.contains(verified.scope, "profile") {
+            if let name = session.attributes["name"] { claims["name"] = name }
+            claims["preferred_username"] = .string(session.userId)
+        }
+        if Scopes.contains(verified.scope, "groups"), let groups = session.attributes["groups"] { claims["groups"] = groups }
+        return claims
+    }
+}

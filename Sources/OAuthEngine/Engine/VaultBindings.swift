@@ -1,0 +1,23 @@
+import IdentityCore
+
+/// The associated data every value the vault seals is bound to (SPEC §4): purpose, owning row
+/// and scope, so a ciphertext moved to another row or purpose does not open. One place, so that
+/// `idconnect vault rotate` re-seals each kind exactly as it was sealed.
+public enum VaultBindings {
+    /// A session's upstream token: session id and auth service id.
+    public static func upstream(sessionId: String, authServiceId: String) -> Vault.Binding {
+        .init(purpose: "upstream", owner: sessionId, scope: authServiceId)
+    }
+
+    /// The token response kept for a refresh token's grace period.
+    public static func grace(familyId: String) -> Vault.Binding { .init(purpose: "grace", owner: familyId) }
+
+    /// A signing key's private key.
+    public static func signingKey(kid: String) -> Vault.Binding { .init(purpose: "signing-key", owner: kid) }
+
+    /// What an app-to-web `css` value stands for, under the value's hash.
+    static func webSSO(hash: String) -> Vault.Binding { .init(purpose: "css", owner: hash) }
+
+    /// A redirect connector's state between the redirect and the callback.
+    static func upstreamState(idHash: String) -> Vault.Binding { .init(purpose: "upstream-state", owner: idHash) }
+}

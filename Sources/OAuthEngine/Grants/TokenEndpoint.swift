@@ -1,0 +1,39 @@
+import Foundation
+import IdentityCore
+import StoreContracts
+
+/// `POST /oauth/token` (SPEC §3.3): authenticates the client, dispatches on `grant_type` to one
+/// of its grants, and adds the app-to-web `css` value for an instance that asked for `native`.
+public struct TokenEndpoint: Sendable {
+    let context: EngineContext
+    let clients: ClientRegistry
+    let grants: [String: any TokenGrant]
+    let webSSO: WebSSO
+
+    init(context: EngineContext, clients: ClientRegistry, grants: [any TokenGrant], webSSO: WebSSO) {
+        self.context = context
+        self.clients = clients
+        self.webSSO = webSSO
+        var table: [String: any TokenGrant] = [:]
+        for grant in grants { table[type(of: grant).grantType] = grant }
+        self.grants = table
+    }
+
+    /// The grant types this endpoint runs (for discovery).
+    public var grantTypes: [String] { grants.keys.sorted() }
+
+    public func token(_ parameters: OAuthParameters, basic: BasicCredentials?, clientAddress: String? = nil) async throws -> TokenResponse {
+        let state = context.state
+        guard let grantType = parameters["grant_type"] else {
+            throw OAuthError.invalidRequest("The parameter 'grant_type' is required.")
+        }
+        guard let grant = grants[grantType] else { throw OAuthError.unsupportedGrantType("Unsupported grant_type.") }
+        let client = try await clients.authenticate(parameters, basic: basic, in: state)
+        try ClientRegistry.requireInstanceGrant(grantType, for: client.client)
+        var response = try await grant.grant(parameters, client: client, keys: state.keys, clientAddress: clientAddress)
+        if client.client.instance != nil, Scopes.contains(response.scope, "native") || Scopes.contains(parameters["scope"] ?? "", "native") {
+            response.css = try await guarded("css") { try await webSSO.issue(for: client.client) }
+        }
+        return response
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import IdentityCore
+import StoreContracts
+
+/// The sign-in is over: the identity source refused a refresh for good, the session was
+/// revoked, or its upstream token expired and cannot be refreshed.
+public struct SessionEnded: Error, Sendable {
+    public let reason: String
+}
+
+/// Keeps a session's upstream token usable (SPEC §4): when it is expired or expires within
+/// ``margin``, it is refreshed through the connector first. One refresh per session runs at a
+/// time in this process (``RefreshCoordinator``) and across instances (a lease row in storage);
+/// concurrent callers share the result.
+struct UpstreamRefresher: Sendable {
+    let context: EngineContext
+    let vault: UpstreamVault
+    let coordinator: RefreshCoordinator
+    /// Identifies this process in refresh leases shared with other instances.
+    let instanceId: String
+
+    static let margin: TimeInterval = 30
+    /// How long one instance may hold a session's refresh lease: the longest upstream call plus a margin.
+    static let leaseDuration: TimeInterval = 45
+
+    func isDue(_ session: LoginSession) -> Bool {
+        guard let expiry = session.upstreamExpiresAt else { return false }
+        return expiry.timeIntervalSince(context.clock.now()) <= Self.margin
+    }
+
+    /// The session with a usable upstream token.
+    /// - Throws: ``SessionEnded`` when the session is over; `temporarily_unavailable` (503) /
+    ///   `server_error` (502) when the source failed, session kept.
+    func ensureFresh(_ session: LoginSession, authService: ResolvedAuthService) async throws -> LoginSession {
+        guard isDue(session) else { return session }
+        return try await coordinator.run(sessionId: session.id) { [self] in
+            try await refreshUnderLease(sessionId: session.id, authService: authService)
+        }
+    }
+
+    /// Takes the session's refresh lease so that exactly one instance calls the identity source;
+    /// the others wait until the new token appears (or the lease runs out).
+    private func refreshUnderLease(sessionId: String, authService: ResolvedAuthService) async throws -> LoginSession {
+        let store = context.store, clock = context.clock
+        let holder = instanceId + ":" + Secrets.randomToken(bytes: 6)
+        let deadline = ContinuousClock.now + .seconds(Self.leaseDuration + 5)
+        while true {
+            let acquired = try await guarded("refresh lease") {
+                try await store.acquireRefreshLease(sessionId: sessionId, holder: holder,
+                                                    until: clock.now().addingTimeInterval(Self.leaseDuration), now: clock.now())
+            }
+            if acquired {
+                defer { Task { try? await store.releaseRefreshLease(sessionId: sessionId, holder: holder) } }
+                return try await refresh(sessionId: sessionId, authService: authService)
+            }
+            try await Task.sleep(for: .milliseconds(25))
+            guard let latest = try await guarded("session", { try await store.session(id: sessionId) }),
+                  latest.isActive(at: clock.now()) else { throw SessionEnded(reason: "The sign-in session has ended.") }
+            if !isDue(latest) { return latest }
+            if ContinuousClock.now > deadline {
+                throw OAuthError.unavailable("The identity source refresh is taking too long; try again.")
+            }
+        }
+    }
+
+    private func refresh(sessionId: String, authService: ResolvedAuthService) async throws -> LoginSession {
+        let store = context.store
+        let type = authService.service.provider.type
+        let now = context.clock.now()
+        guard let current = try await guarded("session", { try await store.session(id: sessionId) }), current.isActive(at: now) else {
+            throw SessionEnded(reason: "The sign-in session has ended.")
+        }
+        // Another caller (or instance) may have refreshed it meanwhile.
+        guard isDue(current) else { return current }
+        guard let connector = authService.connector as? any RefreshingConnector, let upstream = try? vault.open(of: current) else {
+            try await end(current, reason: "The sign-in at the identity source has expired; sign in again.", type: type)
+        }
+        let outcome: RefreshOutcome
+        do {
+            outcome = try await connector.refresh(userId: current.userId, upstream: upstream)
+        } catch {
+            context.metrics.upstreamRefresh(connector: type, outcome: "unavailable")
+            let failure = ConnectorErrors.oauthError(for: error)
+            context.logger.warning("upstream refresh failed",
+                                   metadata: ["authService": "\(authService.id)", "error": "\(failure.debug ?? failure.errorDescription)"])
+            throw failure
+        }
+        switch outcome {
+        case .ended(let reason):
+            try await end(current, reason: reason, type: type)
+        case .refreshed(let token, let attributes):
+            let sealed = try vault.seal(token, sessionId: current.id, authServiceId: current.authServiceId)
+            let updated = try await guarded("store refreshed upstream") {
+                try await store.updateUpstream(sessionId: current.id, sealedUpstream: sealed, upstreamExpiresAt: token.expiresAt,
+                                               attributes: attributes, expectedVersion: current.version)
+            }
+            context.metrics.upstreamRefresh(connector: type, outcome: "refreshed")
+            guard updated else {
+                // Someone else stored a newer token first: use theirs.
+                guard let latest = try await guarded("session", { try await store.session(id: sessionId) }),
+                      latest.isActive(at: now) else { throw SessionEnded(reason: "The sign-in session has ended.") }
+                return latest
+            }
+            var refreshed = current
+            refreshed.sealedUpstream = sealed
+            refreshed.upstreamExpiresAt = token.expiresAt
+            if let attributes { refreshed.attributes = attributes }
+            refreshed.version += 1
+            return refreshed
+        }
+    }
+
+    private func end(_ session: LoginSession, reason: String, type: String) async throws -> Never {
+        try await guarded("end session") { try await context.store.revokeSession(id: session.id, at: context.clock.now()) }
+        context.metrics.upstreamRefresh(connector: type, outcome: "ended")
+        context.logger.info("session ended by the identity source", metadata: ["authService": "\(session.authServiceId)"])
+        throw SessionEnded(reason: reason)
+    }
+}
+
+/// Maps whatever a connector threw to the error the client sees (SPEC §3): outages 503, nonsense 502.
+enum ConnectorErrors {
+    static func oauthError(for error: any Error) -> OAuthError {
+        switch error {
+        case let failure as ConnectorFailure: failure.oauthError
+        case let oauth as OAuthError: oauth
+        default: .upstreamNonsense("The identity source failed.", debug: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import IdentityCore
+import JOSE
+import StoreContracts
+
+/// A verified, live access token with what it belongs to.
+public struct VerifiedAccessToken: Sendable {
+    public let jti: String
+    public let scope: String
+    public let issuedAt: Date
+    public let expiresAt: Date
+    public let family: TokenFamily
+    public let session: LoginSession
+    public let client: ResolvedClient
+}
+
+/// Checks the broker's own tokens (SPEC §3.4, §3.5): signature, type and issuer, then storage —
+/// family and session live, the token not revoked, not expired.
+struct TokenVerifier: Sendable {
+    let context: EngineContext
+    let clients: ClientRegistry
+    let keys: SigningKeyReloader
+    /// Access tokens whose signature, type and issuer checked out, by their exact text, with their
+    /// claims: backends validate the same token many times, and the signature check and claim
+    /// parsing were the largest share of a validate. Expiry and every storage check still run
+    /// each time; new keys or configuration start it empty, so a removed key never verifies from memory.
+    let verified: BoundedCache<String, AccessTokenClaims>
+
+    /// Every failure is `invalid_token` with no detail for the caller.
+    func verifyAccessToken(_ token: String) async throws -> VerifiedAccessToken {
+        let now = context.clock.now()
+        let state = context.state
+        let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
+        let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
+        if token.utf8.contains(UInt8(ascii: ".")) {
+            guard let claims = await verifiedClaims(token, keys: state.keys) else { throw invalid }
+            (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
+            issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
+            expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
+        } else {
+            guard token.utf8.count <= 256,
+                  let opaque = try await guarded("opaque token", { try await context.store.opaqueToken(hash: Secrets.hash(token)) }) else {
+                throw invalid
+            }
+            (jti, familyId, scope, sessionId) = (opaque.jti, opaque.familyId, opaque.scope, nil)
+            (issuedAt, expiresAt) = (opaque.issuedAt, opaque.expiresAt)
+        }
+        guard now < expiresAt else { throw invalid }
+        guard let access = try await guarded("access context", { try await context.store.accessContext(familyId: familyId, jti: jti) }),
+              !access.accessTokenRevoked, access.family.revokedAt == nil, access.session.isActive(at: now),
+              sessionId == nil || sessionId == access.session.id,
+              let client = try await clients.resolve(access.family.clientId, in: state) else { throw invalid }
+        return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
+                                   family: access.family, session: access.session, client: client)
+    }
+
+    /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
+    func verifiedClaims(_ token: String, keys ring: SigningKeyRing) async -> AccessTokenClaims? {
+        if let claims = verified.value(for: token) { return claims }
+        guard let parts = await keys.verify(token, type: "at+jwt", with: ring), let claims = AccessTokenClaims(payload: parts.payload),
+              claims.iss == context.issuer else { return nil }
+        verified.store(claims, for: token)
+        return claims
+    }
+
+    /// jti, family and expiry of an access token whose signature (or storage record) is genuine,
+    /// expired or not (revocation of an access token).
+    func identity(of token: String) async throws -> (jti: String, familyId: String, expiresAt: Date)? {
+        if token.utf8.contains(UInt8(ascii: ".")) {
+            guard let parts = await keys.verify(token, type: "at+jwt", with: context.state.keys),
+                  let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload) else { return nil }
+            return (claims.jti, claims.fid, Date(timeIntervalSince1970: TimeInterval(claims.exp)))
+        }
+        guard token.utf8.count <= 256,
+              let opaque = try await guarded("opaque token", { try await context.store.opaqueToken(hash: Secrets.hash(token)) }) else { return nil }
+        return (opaque.jti, opaque.familyId, opaque.expiresAt)
+    }
+}

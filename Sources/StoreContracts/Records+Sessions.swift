@@ -1,0 +1,76 @@
+import Foundation
+import IdentityCore
+
+/// A sign-in at an identity source (SPEC §4): who, what the source said, the sealed upstream token.
+public struct LoginSession: Sendable, Equatable {
+    public var id: String
+    /// The broker's stable subject for (auth service, upstream user id).
+    public var subject: String
+    public var userId: String
+    public var appKey: String
+    public var authServiceId: String
+    public var attributes: [String: JSONValue]
+    /// The upstream token sealed by the vault, if the connector issued one.
+    public var sealedUpstream: Data?
+    public var upstreamExpiresAt: Date?
+    public var authTime: Date
+    public var createdAt: Date
+    /// After this the session is over whatever happens (longest refresh TTL, SAML session end).
+    /// New refresh tokens move it out, never past `maxExpiresAt`.
+    public var expiresAt: Date
+    /// The absolute end: sign-in + `sessionMaxAge`, or earlier when the identity source ends its
+    /// session sooner (SAML `SessionNotOnOrAfter`). Nothing extends a session past it. Nil only
+    /// for sessions stored before the bound existed.
+    public var maxExpiresAt: Date?
+    public var revokedAt: Date?
+    /// Bumped on every upstream update, for compare-and-swap.
+    public var version: Int
+
+    public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
+                attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
+                authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
+                version: Int = 0) {
+        self.id = id
+        self.subject = subject
+        self.userId = userId
+        self.appKey = appKey
+        self.authServiceId = authServiceId
+        self.attributes = attributes
+        self.sealedUpstream = sealedUpstream
+        self.upstreamExpiresAt = upstreamExpiresAt
+        self.authTime = authTime
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.maxExpiresAt = maxExpiresAt
+        self.revokedAt = revokedAt
+        self.version = version
+    }
+
+    public func isActive(at now: Date) -> Bool { revokedAt == nil && now < expiresAt }
+}
+
+/// The sign-ins one browser holds: per auth service namespace, the sessions it signed in with,
+/// most recent first.
+public struct SSORecord: Sendable, Codable, Equatable {
+    public struct Entry: Sendable, Codable, Equatable {
+        public var namespace: String
+        public var sessionId: String
+        public var userId: String
+        public var signedInAt: Date
+
+        public init(namespace: String, sessionId: String, userId: String, signedInAt: Date) {
+            self.namespace = namespace
+            self.sessionId = sessionId
+            self.userId = userId
+            self.signedInAt = signedInAt
+        }
+    }
+
+    public var entries: [Entry]
+    public var expiresAt: Date
+
+    public init(entries: [Entry], expiresAt: Date) {
+        self.entries = entries
+        self.expiresAt = expiresAt
+    }
+}
