@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(name: "IdentityCore", dependencies: [
@@ -47,6 +50,7 @@ let package = Package(
         .target(name: "OAuthEngine", dependencies: [
             "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE",
             .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         .target(name: "IdentityApp", dependencies: [
             "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine",
@@ -56,6 +60,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         .target(name: "StaticConnector", dependencies: [
             "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -43,6 +43,8 @@ public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
 public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = MetricsRegistry()) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
+    // A span per request (no exporter here; install a tracer with swift-otel to ship them).
+    router.add(middleware: TracingMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: RefusedMethodsMiddleware())
     router.add(middleware: BodyLimitMiddleware(limit: 1 << 20, exemptPrefix: "/datalink/"))

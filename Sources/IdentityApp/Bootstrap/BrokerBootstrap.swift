@@ -78,6 +78,8 @@ public enum BrokerBootstrap {
             clock: clock, retention: EngineContext.keyRetention(for: config), blocking: BlockingPool(),
             generate: generateSigningKey)
         let metrics = MetricsRegistry()
+        metrics.prepare(connectorTypes: Set((config.environments.flatMap(\.authServices)
+            + config.organizations.flatMap(\.authServices)).map(\.provider.type)))
         let engine = BrokerEngine(issuer: settings.issuer,
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
                                   store: store, clock: clock, logger: logger, metrics: metrics)

@@ -1,104 +1,80 @@
+import CoreMetrics
 import Foundation
 import IdentityCore
+import Prometheus
 import Synchronization
 
-/// The broker's Prometheus metrics (text exposition format 0.0.4), kept in memory.
-///
-/// Small on purpose: a few labelled counters and one latency histogram, behind one lock each.
+/// The broker's metrics: swift-metrics counters and timers on a swift-prometheus registry of
+/// this broker's own (never the process-wide one, so brokers in one process keep their own),
+/// rendered at `/metrics` in the Prometheus text format. Request latency uses the standard
+/// duration buckets (5 ms … 10 s).
 public final class MetricsRegistry: BrokerMetricsSink, Sendable {
-    struct Histogram {
-        var buckets: [Int]
-        var sum: Double = 0
-        var count: Int = 0
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    /// swift-metrics handles by name and label values, made once: a request must not allocate them.
+    private let counters = Mutex<[MetricKey: CoreMetrics.Counter]>([:])
+    private let timers = Mutex<[MetricKey: CoreMetrics.Timer]>([:])
+
+    struct MetricKey: Hashable {
+        var name: String
+        var values: [String]
     }
 
-    static let bounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    /// Label pairs as given; escaped only when rendered, so counting a request builds no strings.
-    struct LabelSet: Hashable {
-        var pairs: [String]
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
 
-        init(_ labels: [(String, String)]) { pairs = labels.flatMap { [$0.0, $0.1] } }
-
-        var rendered: String {
-            stride(from: 0, to: pairs.count, by: 2).map { "\(pairs[$0])=\"\(MetricsRegistry.escape(pairs[$0 + 1]))\"" }
-                .joined(separator: ",")
+    /// Creates the login and refresh series of every connector type with zero, so dashboards and
+    /// alerts see them before the first event.
+    public func prepare(connectorTypes: Set<String>) {
+        for type in connectorTypes.sorted() {
+            for outcome in ["success", "rejected", "unavailable", "error", "throttled"] {
+                _ = counter("idconnect_logins_total", [("connector", type), ("outcome", outcome)])
+            }
+            for outcome in ["refreshed", "ended", "unavailable"] {
+                _ = counter("idconnect_upstream_refreshes_total", [("connector", type), ("outcome", outcome)])
+            }
         }
-    }
-
-    private let counters = Mutex<[String: [LabelSet: Double]]>([:])
-    private let histograms = Mutex<[String: Histogram]>([:])
-
-    public init() {}
-
-    static let help: [String: String] = [
-        "idconnect_http_requests_total": "HTTP requests by route, method and status.",
-        "idconnect_logins_total": "Sign-in attempts by connector type and outcome.",
-        "idconnect_upstream_refreshes_total": "Upstream token refreshes by connector type and outcome.",
-        "idconnect_vault_operations_total": "Vault seal/open operations.",
-    ]
-
-    func increment(_ name: String, _ labels: [(String, String)]) {
-        let key = LabelSet(labels)
-        counters.withLock { $0[name, default: [:]][key, default: 0] += 1 }
     }
 
     /// Records one HTTP request. `route` is the matched route template, never the raw path.
     public func request(route: String, method: String, status: Int, seconds: Double) {
-        increment("idconnect_http_requests_total", [("route", route), ("method", method), ("status", String(status))])
-        histograms.withLock { all in
-            let empty = Histogram(buckets: Array(repeating: 0, count: Self.bounds.count))
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { all[route, default: empty].buckets[index] += 1 }
-            all[route, default: empty].sum += seconds
-            all[route, default: empty].count += 1
-        }
+        counter("idconnect_http_requests_total", [("route", route), ("method", method), ("status", String(status))]).increment()
+        timer("idconnect_http_request_duration_seconds", [("route", route)]).recordNanoseconds(Int64(seconds * 1e9))
     }
 
     public func login(connector: String, outcome: String) {
-        increment("idconnect_logins_total", [("connector", connector), ("outcome", outcome)])
+        counter("idconnect_logins_total", [("connector", connector), ("outcome", outcome)]).increment()
     }
 
     public func upstreamRefresh(connector: String, outcome: String) {
-        increment("idconnect_upstream_refreshes_total", [("connector", connector), ("outcome", outcome)])
+        counter("idconnect_upstream_refreshes_total", [("connector", connector), ("outcome", outcome)]).increment()
     }
 
     public func vault(_ operation: String) {
-        increment("idconnect_vault_operations_total", [("operation", operation)])
+        counter("idconnect_vault_operations_total", [("operation", operation)]).increment()
+    }
+
+    /// A counter for other parts of the broker (audit events, metadata refreshes).
+    public func increment(_ name: String, _ labels: [(String, String)]) {
+        counter(name, labels).increment()
     }
 
     /// The exposition text.
-    public func render() -> String {
-        var lines: [String] = []
-        let counterSnapshot = counters.withLock { $0 }
-        for name in Set(counterSnapshot.keys).union(Self.help.keys).sorted() {
-            lines.append("# HELP \(name) \(Self.help[name] ?? name)")
-            lines.append("# TYPE \(name) counter")
-            let rendered = (counterSnapshot[name] ?? [:]).map { (labels: $0.key.rendered, value: $0.value) }
-            for (labels, value) in rendered.sorted(by: { $0.labels < $1.labels }) {
-                lines.append("\(name){\(labels)} \(Self.format(value))")
-            }
-        }
-        let name = "idconnect_http_request_duration_seconds"
-        lines.append("# HELP \(name) HTTP request latency by route.")
-        lines.append("# TYPE \(name) histogram")
-        for (route, histogram) in histograms.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            let label = "route=\"\(Self.escape(route))\""
-            for (index, bound) in Self.bounds.enumerated() {
-                lines.append("\(name)_bucket{\(label),le=\"\(Self.format(bound))\"} \(histogram.buckets[index])")
-            }
-            lines.append("\(name)_bucket{\(label),le=\"+Inf\"} \(histogram.count)")
-            lines.append("\(name)_sum{\(label)} \(Self.format(histogram.sum))")
-            lines.append("\(name)_count{\(label)} \(histogram.count)")
-        }
-        return lines.joined(separator: "\n") + "\n"
+    public func render() -> String { registry.emitToString() }
+
+    private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
+        let key = MetricKey(name: name, values: labels.map(\.1))
+        if let existing = counters.withLock({ $0[key] }) { return existing }
+        let made = CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+        return counters.withLock { $0[key, default: made] }
     }
 
-    static func escape(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
-        return value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-    }
-
-    static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    private func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
+        let key = MetricKey(name: name, values: labels.map(\.1))
+        if let existing = timers.withLock({ $0[key] }) { return existing }
+        let made = CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
+        return timers.withLock { $0[key, default: made] }
     }
 }

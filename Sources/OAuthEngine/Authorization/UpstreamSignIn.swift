@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import StoreContracts
+import Tracing
 
 /// Sign-in at an identity source the browser is sent to (SAML, OAuth 2.0, OIDC), SPEC §3.1, §6.4, §6.5.
 public struct UpstreamSignIn: Sendable {
@@ -85,7 +86,10 @@ public struct UpstreamSignIn: Sendable {
         }
         let result: LoginResult
         do {
-            result = try await connector.finishLogin(RedirectCallback(parameters: parameters, savedState: savedState))
+            result = try await withSpan("connector.callback", ofKind: .client) { span in
+                span.attributes["connector.type"] = client.service.provider.type
+                return try await connector.finishLogin(RedirectCallback(parameters: parameters, savedState: savedState))
+            }
         } catch {
             let oauthError = ConnectorErrors.oauthError(for: error)
             context.logger.warning("upstream sign-in failed", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])

@@ -3,6 +3,7 @@ import IdentityConfig
 import IdentityCore
 import Logging
 import StoreContracts
+import Tracing
 
 /// What every part of the engine shares: the issuer, storage, the clock, logs and metrics, and
 /// the live (reloadable) state. Parts take the store roles they use from `store`.
@@ -40,11 +41,12 @@ public struct EngineContext: Sendable {
     }
 }
 
-/// Runs `body`, turning storage and other unexpected failures into OAuth errors: an unreachable
-/// database is 503 `temporarily_unavailable`, anything else a logged 500 without details.
+/// Runs `body` in a trace span named `what` (usually one store call), turning storage and other
+/// unexpected failures into OAuth errors: an unreachable database is 503
+/// `temporarily_unavailable`, anything else a logged 500 without details.
 func guarded<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
     do {
-        return try await body()
+        return try await withSpan(what, ofKind: .internal) { _ in try await body() }
     } catch let error as OAuthError {
         throw error
     } catch let failure as AuthorizationFailure {

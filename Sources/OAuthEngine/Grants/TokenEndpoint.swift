@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import StoreContracts
+import Tracing
 
 /// `POST /oauth/token` (SPEC §3.3): authenticates the client, dispatches on `grant_type` to one
 /// of its grants, and adds the app-to-web `css` value for an instance that asked for `native`.
@@ -30,7 +31,11 @@ public struct TokenEndpoint: Sendable {
         guard let grant = grants[grantType] else { throw OAuthError.unsupportedGrantType("Unsupported grant_type.") }
         let client = try await clients.authenticate(parameters, basic: basic, in: state)
         try ClientRegistry.requireInstanceGrant(grantType, for: client.client)
-        var response = try await grant.grant(parameters, client: client, keys: state.keys, clientAddress: clientAddress)
+        var response = try await withSpan("oauth.grant", ofKind: .internal) { span in
+            span.attributes["oauth.grant_type"] = grantType
+            span.attributes["oauth.client_id"] = client.client.clientId
+            return try await grant.grant(parameters, client: client, keys: state.keys, clientAddress: clientAddress)
+        }
         if client.client.instance != nil, Scopes.contains(response.scope, "native") || Scopes.contains(parameters["scope"] ?? "", "native") {
             response.css = try await guarded("css") { try await webSSO.issue(for: client.client) }
         }

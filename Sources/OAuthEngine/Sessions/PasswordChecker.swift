@@ -2,6 +2,7 @@ import Foundation
 import IdentityCore
 import Logging
 import StoreContracts
+import Tracing
 
 /// One password attempt against an auth service's connector, with throttling (SPEC §3.7, §9.6,
 /// §9.13) and login metrics.
@@ -33,7 +34,10 @@ struct PasswordChecker: Sendable {
         }
         let result: LoginResult
         do {
-            result = try await connector.login(credentials)
+            result = try await withSpan("connector.login", ofKind: .client) { span in
+                span.attributes["connector.type"] = type
+                return try await connector.login(credentials)
+            }
         } catch {
             let failure = ConnectorErrors.oauthError(for: error)
             metrics.login(connector: type, outcome: failure.code == .temporarilyUnavailable ? "unavailable" : "error")

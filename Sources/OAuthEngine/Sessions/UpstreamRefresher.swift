@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import StoreContracts
+import Tracing
 
 /// The sign-in is over: the identity source refused a refresh for good, the session was
 /// revoked, or its upstream token expired and cannot be refreshed.
@@ -77,7 +78,10 @@ struct UpstreamRefresher: Sendable {
         }
         let outcome: RefreshOutcome
         do {
-            outcome = try await connector.refresh(userId: current.userId, upstream: upstream)
+            outcome = try await withSpan("connector.refresh", ofKind: .client) { span in
+                span.attributes["connector.type"] = type
+                return try await connector.refresh(userId: current.userId, upstream: upstream)
+            }
         } catch {
             context.metrics.upstreamRefresh(connector: type, outcome: "unavailable")
             let failure = ConnectorErrors.oauthError(for: error)
