@@ -89,6 +89,8 @@ enum PostgresMigrations {
                 last_attempt DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL)
             """,
             "CREATE INDEX throttle_expiry ON throttle (expires_at)",
+            // Sessions from before get the default sessionMaxAge (30 days after their sign-in).
+            "UPDATE sessions SET max_expires_at = auth_time + 2592000 WHERE max_expires_at IS NULL",
         ]),
     ]
 

@@ -30,7 +30,8 @@ extension PostgresStore: ThrottleStore {
 
     public func capThrottle(maxRows: Int) async throws {
         _ = try await rows("""
-            DELETE FROM throttle WHERE key_hash IN (SELECT key_hash FROM throttle ORDER BY last_attempt DESC OFFSET \(maxRows))
+            DELETE FROM throttle WHERE key_hash IN (
+                SELECT key_hash FROM throttle ORDER BY count >= 5 DESC, last_attempt DESC OFFSET \(maxRows))
             """)
     }
 }

@@ -33,7 +33,8 @@ extension SQLiteStore: ThrottleStore {
     public func capThrottle(maxRows: Int) async throws {
         try await pool.write { db in
             try db.execute(sql: """
-                DELETE FROM throttle WHERE key_hash IN (SELECT key_hash FROM throttle ORDER BY last_attempt DESC LIMIT -1 OFFSET ?)
+                DELETE FROM throttle WHERE key_hash IN (
+                    SELECT key_hash FROM throttle ORDER BY count >= 5 DESC, last_attempt DESC LIMIT -1 OFFSET ?)
                 """, arguments: [maxRows])
         }
     }

@@ -163,6 +163,7 @@ public final class SQLiteStore: Sendable {
                     key_hash TEXT PRIMARY KEY NOT NULL, window_start REAL NOT NULL, count INTEGER NOT NULL,
                     last_attempt REAL NOT NULL, expires_at REAL NOT NULL);
                 CREATE INDEX throttle_expiry ON throttle(expires_at);
+                UPDATE sessions SET max_expires_at = auth_time + 2592000 WHERE max_expires_at IS NULL;
                 """)
         }
         return migrator

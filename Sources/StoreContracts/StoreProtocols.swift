@@ -163,7 +163,9 @@ public protocol ThrottleStore: Sendable {
     /// A success: clears the counter `reset` (the username) and takes back one attempt of
     /// `release` (the address, so that many people behind one address are not held back).
     func throttleSucceeded(reset: String?, release: String?) async throws
-    /// Keeps at most `maxRows` counters, dropping those attempted longest ago.
+    /// Keeps at most `maxRows` counters, dropping those attempted longest ago — counters that
+    /// reached a limit (five attempts or more) last, so a flood of junk keys cannot evict the
+    /// counter that is holding a guesser back.
     func capThrottle(maxRows: Int) async throws
 }
 

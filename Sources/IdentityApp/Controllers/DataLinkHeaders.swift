@@ -19,6 +19,9 @@ enum DataLinkHeaders {
     /// Request headers never forwarded as the caller sent them.
     static let callerOnly: Set<String> = [
         "host", "content-length", "authorization", "cookie", "cookie2", "forwarded", "x-real-ip", "x-auth-key",
+        // Headers some backends route or dispatch by (IIS, Symfony, method overrides): the path and
+        // method the gateway checked are the ones the data link must act on.
+        "x-original-url", "x-rewrite-url", "x-http-method-override", "x-http-method", "x-method-override",
     ]
     static let callerOnlyPrefixes = ["x-forwarded-", "x-kinvey-"]
     static let responseDropped: Set<String> = ["set-cookie", "set-cookie2", "content-length"]
@@ -55,8 +58,10 @@ enum DataLinkHeaders {
 }
 
 /// The part of a gateway path that goes to the data link (SPEC §9.3): every segment is checked
-/// decoded — dot segments, encoded `/` or `\`, NUL and broken percent-encoding are refused with
-/// 400 — and forwarded as it came, so the forwarded path always stays under the data link's own.
+/// decoded — dot segments (also with `;parameters`, which Java servers strip: `..;`), encoded
+/// `/` or `\`, NUL, an encoded `%` (a second decoding would make any of these) and broken
+/// percent-encoding are refused with 400 — and forwarded as it came, so the forwarded path
+/// always stays under the data link's own.
 enum DataLinkPath {
     struct Refused: Error {}
 
@@ -67,8 +72,11 @@ enum DataLinkPath {
         guard let name = decode(segments[2]), !name.isEmpty else { throw Refused() }
         let rest = Array(segments.dropFirst(3))
         for segment in rest {
-            guard let decoded = decode(segment), decoded != ".", decoded != "..",
-                  !decoded.contains(where: { $0 == "/" || $0 == "\\" || $0 == "\u{0}" }) else { throw Refused() }
+            guard let decoded = decode(segment), !decoded.contains(where: { $0 == "/" || $0 == "\\" || $0 == "\u{0}" || $0 == "%" }) else {
+                throw Refused()
+            }
+            let bare = decoded.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            guard bare != ".", bare != ".." else { throw Refused() }
         }
         return (name, rest)
     }

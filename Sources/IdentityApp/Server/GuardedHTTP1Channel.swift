@@ -25,8 +25,9 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         let configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [RequestBoundaryObserver(state: state)],
             idleTimeout: .seconds(Int64(limits.idleTimeout)),
-            // A backstop behind the guard (pipelined requests in one read are parsed, not counted).
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeadBytes, maxHeaderListSize: limits.maxHeadBytes * 2))
+            // A backstop behind the guard: a head pipelined in the same read as the previous request
+            // is parsed, not counted by the guard, and still bounded here (its headers; 431).
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeadBytes, maxHeaderListSize: limits.maxHeadBytes))
         let inner = HTTP1Channel(responder: responder, configuration: configuration)
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(

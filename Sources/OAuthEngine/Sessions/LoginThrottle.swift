@@ -56,10 +56,13 @@ public struct LoginThrottle: Sendable {
     }
 
     /// Counts the attempt under every key; false (nothing more counted) once a key is exhausted.
+    /// The address goes first: an address that is held back spends nobody's username budget and
+    /// adds no counter for each new username it tries.
     public func attempt(_ keys: Keys, store: any ThrottleStore, now: Date) async throws -> Bool {
-        guard try await store.throttleAttempt(rule(keys.username, perUsername), at: now) else { return false }
-        guard let address = keys.address else { return true }
-        return try await store.throttleAttempt(rule(address, perAddress), at: now)
+        if let address = keys.address {
+            guard try await store.throttleAttempt(rule(address, perAddress), at: now) else { return false }
+        }
+        return try await store.throttleAttempt(rule(keys.username, perUsername), at: now)
     }
 
     /// A successful sign-in.

@@ -14,7 +14,8 @@ struct TokenIssuer: Sendable {
     ///
     /// It ends with its longest token lifetime, moved out by new refresh tokens, but never past
     /// its absolute end: sign-in + `sessionMaxAge`, or the identity source's own session end
-    /// when that comes first (SAML `SessionNotOnOrAfter`, SPEC §4, §9.11).
+    /// when that comes first (SAML `SessionNotOnOrAfter`, SPEC §4, §9.11). A sign-in at a source
+    /// the broker cannot re-check (SAML, static users) lasts at most `refreshTtl` (SPEC §4).
     func makeSession(identity: ConnectorIdentity, client: ResolvedClient) throws -> LoginSession {
         let now = context.clock.now()
         let id = Secrets.randomToken(bytes: 24)
@@ -22,6 +23,9 @@ struct TokenIssuer: Sendable {
         let sealed = try identity.upstream.map { try upstream.seal($0, sessionId: id, authServiceId: service.id) }
         var maxExpiresAt = now.addingTimeInterval(TimeInterval(service.sessionMaxAge))
         if let upstreamEnd = identity.sessionEndsAt { maxExpiresAt = min(maxExpiresAt, upstreamEnd) }
+        if !(client.authService.connector is any RefreshingConnector) {
+            maxExpiresAt = min(maxExpiresAt, now.addingTimeInterval(TimeInterval(max(service.refreshTtl, service.tokenTtl))))
+        }
         let lifetime = service.refresh ? max(service.refreshTtl, service.tokenTtl) : service.tokenTtl
         return LoginSession(
             id: id, subject: SubjectIdentifier.make(namespace: client.authService.namespace, userId: identity.userId),

@@ -40,13 +40,13 @@ enum InstanceFlows {
     /// the SSO cookie it set. `cookies` are sent along (an existing SSO cookie, say).
     static func browserSignIn(_ client: any TestClientProtocol, clientId: String, redirect: String = TestBroker.nativeRedirect,
                               scope: String = "openid native", username: String = "alice", password: String = "alicepw",
-                              cookies: String? = nil) async throws -> TestResponse {
+                              cookies: String? = nil, cookiePrefix: String = "") async throws -> TestResponse {
         let page = try await client.get(authorizeQuery(clientId: clientId, redirect: redirect, scope: scope, prompt: "login"),
                                         headers: cookies.map { [.cookie: $0] } ?? [:])
         #expect(page.status == .ok)
         let form = try #require(LoginFormFields(html: page.text))
-        let csrf = try #require(page.cookies["idc_csrf"])
-        let cookieHeader = ["idc_csrf=\(csrf)", cookies].compactMap { $0 }.joined(separator: "; ")
+        let csrf = try #require(page.cookies[cookiePrefix + "idc_csrf"])
+        let cookieHeader = ["\(cookiePrefix)idc_csrf=\(csrf)", cookies].compactMap { $0 }.joined(separator: "; ")
         return try await client.postForm(pathOf(form.action), [("csrf_token", form.csrfToken), ("username", username), ("password", password)],
                                          headers: [.cookie: cookieHeader])
     }

@@ -17,7 +17,8 @@ struct RegistrationTests {
     static let otherKey = try! SigningKey.generate(.es256)
 
     /// The default test config plus a `registration` section whose secrets come by reference.
-    static func make(clock: ManualClock = ManualClock(), backend: StoreBackend = .sqlite) async throws -> TestBroker {
+    /// The default test configuration with registration of app instances (software `CSI`).
+    static func registrationFiles() -> [String: String] {
         var files = TestBroker.defaultConfig()
         files["environments/test.yaml"]! += """
 
@@ -25,6 +26,11 @@ struct RegistrationTests {
               initialAccessTokens: [ ${env:TEST_IAT} ]
               softwareStatements: { CSI: { jwks: ${env:CSI_JWKS} } }
         """
+        return files
+    }
+
+    static func make(files: [String: String] = registrationFiles(), clock: ManualClock = ManualClock(),
+                     backend: StoreBackend = .sqlite) async throws -> TestBroker {
         let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [statementKey.publicKey.publicFields]]), as: UTF8.self)
         return try await TestBroker.make(files: files, environment: ["TEST_IAT": iat, "CSI_JWKS": jwks], clock: clock, backend: backend)
     }

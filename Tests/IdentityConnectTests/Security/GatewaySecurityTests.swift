@@ -31,14 +31,16 @@ struct GatewaySecurityTests {
                     for (name, value) in [("X-User-Email", "ceo@example.org"), ("X-Department", "finance"), ("X-Auth-Key", "forged"),
                                           ("X-Kinvey-Auth", "forged"), ("X-Kinvey-Anything", "forged"), ("Forwarded", "for=1.2.3.4"),
                                           ("X-Forwarded-For", "1.2.3.4"), ("X-Forwarded-Host", "evil.example"), ("X-Real-IP", "1.2.3.4"),
-                                          ("Keep-Alive", "timeout=5"), ("Proxy-Authorization", "Basic Zm9vOmJhcg=="), ("X-Custom", "kept")] {
+                                          ("Keep-Alive", "timeout=5"), ("Proxy-Authorization", "Basic Zm9vOmJhcg=="), ("X-Custom", "kept"),
+                                          ("X-Original-URL", "/admin"), ("X-Rewrite-URL", "/admin"), ("X-HTTP-Method-Override", "DELETE")] {
                         headers.append(HTTPField(name: HTTPField.Name(name)!, value: value))
                     }
                     let answer = try await client.execute(uri: "/datalink/crm/orders", method: .get, headers: headers)
                     #expect(answer.status == .ok)
                     let seen = try #require(dataLog.last).headers
                     for name in ["x-user-email", "x-department", "x-kinvey-anything", "forwarded", "x-forwarded-host", "x-real-ip",
-                                 "x-api-secret", "keep-alive", "proxy-authorization", "cookie", "authorization"] {
+                                 "x-api-secret", "keep-alive", "proxy-authorization", "cookie", "authorization",
+                                 "x-original-url", "x-rewrite-url", "x-http-method-override"] {
                         #expect(seen[name] == nil, "\(name) reached the data link")
                     }
                     #expect(seen["x-auth-key"] == "crm-key-1")
@@ -91,7 +93,8 @@ struct GatewaySecurityTests {
                     let port = try #require(client.port)
                     for path in ["/datalink/crm/../admin", "/datalink/crm/./x", "/datalink/crm/%2e%2e/admin", "/datalink/crm/a/%2E%2e",
                                  "/datalink/crm/a%2fb", "/datalink/crm/a%2Fb", "/datalink/crm/a%5cb", "/datalink/crm/a\\b",
-                                 "/datalink/crm/a%00b", "/datalink/crm/a%zz"] {
+                                 "/datalink/crm/a%00b", "/datalink/crm/a%zz", "/datalink/crm/..;/admin",
+                                 "/datalink/crm/%2e%2e;x=1/admin", "/datalink/crm/%252e%252e/admin"] {
                         let answer = try await RawHTTP.exchange(port: port, """
                             GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(access)\r\nConnection: close\r\n\r\n
                             """)
