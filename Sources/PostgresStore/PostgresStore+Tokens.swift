@@ -100,16 +100,8 @@ extension PostgresStore: RefreshLeaseStore {
 }
 
 extension PostgresStore: SealedValueStore {
-    static func sealedColumns(_ kind: SealedValue.Kind) -> (table: String, id: String, scope: String?, column: String) {
-        switch kind {
-        case .sessionUpstream: ("sessions", "id", "auth_service_id", "upstream")
-        case .signingKey: ("signing_keys", "kid", nil, "private_key")
-        case .refreshGrace: ("token_families", "id", nil, "grace_response")
-        }
-    }
-
     public func sealedValues(_ kind: SealedValue.Kind, after cursor: String?, limit: Int) async throws -> [SealedValue] {
-        let (table, id, scope, column) = Self.sealedColumns(kind)
+        let (table, id, scope, column) = kind.location
         return try await rows("""
             SELECT \(unescaped: id), \(unescaped: scope ?? "''::TEXT"), \(unescaped: column) FROM \(unescaped: table)
             WHERE \(unescaped: column) IS NOT NULL AND \(unescaped: id) COLLATE "C" > \(cursor ?? "")
@@ -121,7 +113,7 @@ extension PostgresStore: SealedValueStore {
     }
 
     public func replaceSealed(_ value: SealedValue, with sealed: Data) async throws -> Bool {
-        let (table, id, _, column) = Self.sealedColumns(value.kind)
+        let (table, id, _, column) = value.kind.location
         return try await !rows("""
             UPDATE \(unescaped: table) SET \(unescaped: column) = \(sealed)
             WHERE \(unescaped: id) = \(value.id) AND \(unescaped: column) = \(value.data) RETURNING 1

@@ -3,16 +3,8 @@ import GRDB
 import StoreContracts
 
 extension SQLiteStore: SealedValueStore {
-    static func sealedColumns(_ kind: SealedValue.Kind) -> (table: String, id: String, scope: String?, column: String) {
-        switch kind {
-        case .sessionUpstream: ("sessions", "id", "auth_service_id", "upstream")
-        case .signingKey: ("signing_keys", "kid", nil, "private_key")
-        case .refreshGrace: ("token_families", "id", nil, "grace_response")
-        }
-    }
-
     public func sealedValues(_ kind: SealedValue.Kind, after cursor: String?, limit: Int) async throws -> [SealedValue] {
-        let (table, id, scope, column) = Self.sealedColumns(kind)
+        let (table, id, scope, column) = kind.location
         return try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(id) AS id, \(scope ?? "''") AS scope, \(column) AS data FROM \(table)
@@ -24,7 +16,7 @@ extension SQLiteStore: SealedValueStore {
     }
 
     public func replaceSealed(_ value: SealedValue, with sealed: Data) async throws -> Bool {
-        let (table, id, _, column) = Self.sealedColumns(value.kind)
+        let (table, id, _, column) = value.kind.location
         return try await pool.write { db in
             try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(id) = ? AND \(column) = ?",
                            arguments: [sealed, value.id, value.data])

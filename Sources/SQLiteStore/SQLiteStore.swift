@@ -183,33 +183,23 @@ extension SQLiteStore: MaintenanceStore {
         // Codes are kept a day past expiry so a late replay still revokes what the code issued.
         return try await pool.write { db in
             var removed = 0
-            try db.execute(sql: "DELETE FROM pending_authorizations WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM authorization_codes WHERE expires_at < ?", arguments: [now - 86_400])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM opaque_access_tokens WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM revoked_access_tokens WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM refresh_leases WHERE expires_at < ?", arguments: [now])
-            try db.execute(sql: "DELETE FROM sso_sessions WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM one_time_grants WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: """
+            func delete(_ sql: String, before cutoff: Double, counted: Bool = true) throws {
+                try db.execute(sql: sql, arguments: [cutoff])
+                if counted { removed += db.changesCount }
+            }
+            for table in ["pending_authorizations", "opaque_access_tokens", "revoked_access_tokens", "sso_sessions",
+                          "one_time_grants", "throttle"] {
+                try delete("DELETE FROM \(table) WHERE expires_at < ?", before: now)
+            }
+            try delete("DELETE FROM refresh_leases WHERE expires_at < ?", before: now, counted: false)
+            try delete("DELETE FROM authorization_codes WHERE expires_at < ?", before: now - 86_400)
+            try delete("""
                 DELETE FROM retired_refresh_tokens WHERE family_id IN (
                     SELECT f.id FROM token_families f JOIN sessions s ON s.id = f.session_id WHERE s.expires_at < ?)
-                """, arguments: [now])
-            try db.execute(sql: """
-                DELETE FROM token_families WHERE session_id IN (SELECT id FROM sessions WHERE expires_at < ?)
-                """, arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM sessions WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM signing_keys WHERE remove_after IS NOT NULL AND remove_after < ?", arguments: [now])
-            removed += db.changesCount
-            try db.execute(sql: "DELETE FROM throttle WHERE expires_at < ?", arguments: [now])
-            removed += db.changesCount
+                """, before: now, counted: false)
+            try delete("DELETE FROM token_families WHERE session_id IN (SELECT id FROM sessions WHERE expires_at < ?)", before: now)
+            try delete("DELETE FROM sessions WHERE expires_at < ?", before: now)
+            try delete("DELETE FROM signing_keys WHERE remove_after IS NOT NULL AND remove_after < ?", before: now)
             return removed
         }
     }

@@ -117,6 +117,16 @@ public struct SealedValue: Sendable, Equatable {
         case signingKey
         /// `token_families.grace_response`: owner = family id.
         case refreshGrace
+
+        /// Where this kind lives in both stores' schemas: the table, its id column, the column
+        /// holding the binding's scope (nil: the scope is empty) and the sealed column.
+        public var location: (table: String, id: String, scope: String?, column: String) {
+            switch self {
+            case .sessionUpstream: ("sessions", "id", "auth_service_id", "upstream")
+            case .signingKey: ("signing_keys", "kid", nil, "private_key")
+            case .refreshGrace: ("token_families", "id", nil, "grace_response")
+            }
+        }
     }
 
     public var kind: Kind

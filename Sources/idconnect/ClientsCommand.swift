@@ -10,14 +10,11 @@ struct ClientsCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the registered instances of an environment.")
 
-        @OptionGroup var configOption: ConfigOption
-        @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+        @OptionGroup var options: StoreOptions
         @Option(help: "The environment's appKey.") var environment: String
 
         func run() async throws {
-            let logger = bootstrapLogging()
-            let tools = try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
-                                                     registry: ConnectorCatalog.registry, logger: logger)
+            let tools = try await options.openTools()
             let instances = try await tools.instances(appKey: environment)
             let formatter = ISO8601DateFormatter()
             print(["CLIENT_ID", "SOFTWARE_ID", "DEVICE", "REGISTERED", "BOUND"].joined(separator: "\t"))
@@ -31,14 +28,11 @@ struct ClientsCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an instance and end its session.")
 
-        @OptionGroup var configOption: ConfigOption
-        @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+        @OptionGroup var options: StoreOptions
         @Argument(help: "The instance's client_id.") var id: String
 
         func run() async throws {
-            let logger = bootstrapLogging()
-            let tools = try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
-                                                     registry: ConnectorCatalog.registry, logger: logger)
+            let tools = try await options.openTools()
             guard try await tools.revokeInstance(id: id) else { throw ValidationError("No registered instance '\(id)'.") }
             print("Revoked \(id).")
         }

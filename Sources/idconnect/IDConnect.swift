@@ -13,6 +13,19 @@ struct IDConnect: AsyncParsableCommand {
         subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
 }
 
+/// `--config` and `--storage` for the commands that work on stored state, and the operator
+/// tools opened from them.
+struct StoreOptions: ParsableArguments {
+    @OptionGroup var configOption: ConfigOption
+    @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+
+    /// Reads the configuration and opens its storage (migrating it if needed).
+    func openTools() async throws -> OperatorTools {
+        try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
+                                     registry: ConnectorCatalog.registry, logger: bootstrapLogging())
+    }
+}
+
 /// Shared `--config` option.
 struct ConfigOption: ParsableArguments {
     @Option(name: .long, help: "Directory of console-config YAML files.")

@@ -16,13 +16,10 @@ struct KeysCommand: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a new signing key active.")
 
-        @OptionGroup var configOption: ConfigOption
-        @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let logger = bootstrapLogging()
-            let tools = try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
-                                                     registry: ConnectorCatalog.registry, logger: logger)
+            let tools = try await options.openTools()
             let kid = try await tools.rotateSigningKey()
             print("New active signing key: \(kid). Previous keys stay published for \(Int(tools.keyRetention)) s.")
         }
@@ -41,13 +38,10 @@ struct VaultCommand: AsyncParsableCommand {
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Re-seal everything under the newest vault key.")
 
-        @OptionGroup var configOption: ConfigOption
-        @Option(help: "Storage URL (default: from the config, then sqlite:./data/idconnect.sqlite).") var storage: String?
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
-            let logger = bootstrapLogging()
-            let tools = try await OperatorTools.open(configDirectory: configOption.config, storage: storage,
-                                                     registry: ConnectorCatalog.registry, logger: logger)
+            let tools = try await options.openTools()
             let result = try await tools.rotateVault()
             print("Vault rotation to key '\(tools.vault.activeKeyId)': \(result).")
             // Short-lived values are left to expire rather than re-sealed (see README, Vault).

@@ -106,47 +106,71 @@ public enum BrokerBootstrap {
     }
 
     /// Checks what only storage would otherwise find out — the PostgreSQL URL parses, shared
-    /// storage has `vault.keys` — without connecting, creating or writing anything. Returns the
-    /// warnings worth an operator's attention (an unverified connection to a remote database).
+    /// storage has `vault.keys`, the vault keys (configured, or SQLite's local key file) open —
+    /// without connecting, creating or writing anything. Returns the warnings worth an
+    /// operator's attention (an unverified connection to a remote database).
     public static func preflight(config: BrokerConfig, storage: StorageLocation) throws -> [String] {
-        guard case .postgres(let url) = storage else { return [] }
-        let settings: PostgresSettings
+        if let keys = config.vaultKeys, !keys.isEmpty {
+            _ = try configuredVault(keys)
+        }
+        switch storage {
+        case .sqlite(let path):
+            if config.vaultKeys?.isEmpty ?? true { _ = try localVaultKey(nextTo: path) }
+            return []
+        case .postgres(let url):
+            let settings: PostgresSettings
+            do {
+                settings = try PostgresSettings(url: url)
+            } catch {
+                throw BootstrapError("\(error)")
+            }
+            if config.vaultKeys?.isEmpty ?? true {
+                throw BootstrapError("vault.keys must be configured when storage is shared (PostgreSQL)")
+            }
+            return settings.unverifiedRemoteWarning.map { [$0] } ?? []
+        }
+    }
+
+    private static func configuredVault(_ keys: [VaultKeySetting]) throws -> Vault {
         do {
-            settings = try PostgresSettings(url: url)
+            return try Vault(keys: keys.map { try Vault.Key(id: $0.id, bytes: $0.secret) })
         } catch {
-            throw BootstrapError("\(error)")
+            throw BootstrapError("vault.keys: \(error)")
         }
-        if config.vaultKeys?.isEmpty ?? true {
-            throw BootstrapError("vault.keys must be configured when storage is shared (PostgreSQL)")
+    }
+
+    /// SQLite's local vault key file: its path, and its key when the file exists.
+    private static func localVaultKey(nextTo databasePath: String) throws -> (path: String, key: Vault.Key?) {
+        let keyFile = URL(fileURLWithPath: databasePath).deletingLastPathComponent().appendingPathComponent("vault.key").path
+        guard let data = FileManager.default.contents(atPath: keyFile) else {
+            if FileManager.default.fileExists(atPath: keyFile) { throw BootstrapError("cannot read vault key file \(keyFile)") }
+            return (keyFile, nil)
         }
-        return settings.unverifiedRemoteWarning.map { [$0] } ?? []
+        guard let text = String(data: data, encoding: .utf8),
+              let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 else {
+            throw BootstrapError("\(keyFile) exists but does not hold a base64 32-byte key")
+        }
+        return (keyFile, try Vault.Key(id: "local", bytes: Array(bytes)))
     }
 
     /// The vault from `vault.keys`, or — for a single SQLite instance — a key file next to the
     /// database, created on first start (mode 0600).
     public static func openVault(config: BrokerConfig, storage: StorageLocation, logger: Logger) throws -> Vault {
         if let keys = config.vaultKeys, !keys.isEmpty {
-            return try Vault(keys: keys.map { try Vault.Key(id: $0.id, bytes: $0.secret) })
+            return try configuredVault(keys)
         }
         guard case .sqlite(let path) = storage else {
             throw BootstrapError("vault.keys must be configured when storage is shared (PostgreSQL)")
         }
-        let keyFile = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("vault.key")
-        if let data = FileManager.default.contents(atPath: keyFile.path),
-           let text = String(data: data, encoding: .utf8),
-           let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), bytes.count == 32 {
-            return try Vault(keys: [Vault.Key(id: "local", bytes: Array(bytes))])
-        }
-        if FileManager.default.fileExists(atPath: keyFile.path) {
-            throw BootstrapError("\(keyFile.path) exists but does not hold a base64 32-byte key")
-        }
+        let (keyFile, existing) = try localVaultKey(nextTo: path)
+        if let existing { return try Vault(keys: [existing]) }
         let material = Vault.generateKeyMaterial()
-        guard FileManager.default.createFile(atPath: keyFile.path, contents: Data((material + "\n").utf8),
+        guard FileManager.default.createFile(atPath: keyFile, contents: Data((material + "\n").utf8),
                                              attributes: [.posixPermissions: 0o600]) else {
-            throw BootstrapError("cannot create vault key file \(keyFile.path)")
+            throw BootstrapError("cannot create vault key file \(keyFile)")
         }
         logger.warning("no vault.keys configured: created a local vault key file; configure vault.keys for production",
-                       metadata: ["file": "\(keyFile.path)"])
+                       metadata: ["file": "\(keyFile)"])
         return try Vault(keys: [Vault.Key(id: "local", bytes: Array(Data(base64Encoded: material)!))])
     }
 }
