@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Drives the built `idconnect` binary as an operator and an app would: config check (good and
-# bad), serve on the shipped console-config, the automated grant with curl, code exchange,
-# and a graceful stop. Exits non-zero on any deviation.
+# bad), serve on the shipped console-config (debug logging, an audit file), the automated grant
+# with curl, code exchange, the admin commands against the running broker, and a graceful stop.
+# Exits non-zero on any deviation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -22,10 +23,16 @@ grep -q "typo: unknown key" "$work/bad.out" || fail "config check did not name t
 if "$bin" serve --config "$work/bad" --port "$port" --storage "sqlite:$work/x.sqlite" 2>/dev/null; then fail "serve started on a bad config"; fi
 
 cp -r console-config "$work/config"
-"$bin" serve --config "$work/config" --port "$port" --issuer "$base" --storage "sqlite:$work/data/idconnect.sqlite" >"$work/serve.log" 2>&1 &
+printf 'server:\n  audit:\n    file: %s\n' "$work/audit.jsonl" > "$work/config/audit.yaml"
+store="sqlite:$work/data/idconnect.sqlite"
+# Debug logging: no secret may appear even there.
+IDCONNECT_LOG_LEVEL=debug "$bin" serve --config "$work/config" --port "$port" --issuer "$base" --storage "$store" \
+  >"$work/serve.out" 2>"$work/serve.log" &
 pid=$!
 for _ in $(seq 1 100); do curl -fs "$base/.well-known/openid-configuration" >/dev/null 2>&1 && break; sleep 0.1; done
 output_has '"kty":"RSA"' curl -fs "$base/.well-known/jwks.json" || fail "jwks"
+grep -q "Identity Connect is listening on http://127.0.0.1:$port" "$work/serve.out" || fail "no startup summary"
+grep -q "demo-users (static, default)" "$work/serve.out" || fail "the startup summary does not list the auth services"
 
 redirect="http://localhost:3000/callback"
 temp=$(curl -fs -X POST "$base/oauth/auth" -d client_id=kid_demo -d "redirect_uri=$redirect" -d response_type=code \
@@ -60,8 +67,32 @@ grep -q "configuration reloaded" "$work/serve.log" || fail "good reload not repo
 output_has "New active signing key" "$bin" keys rotate --config "$work/config" --storage "sqlite:$work/data/idconnect.sqlite" || fail "keys rotate"
 curl -fs "$base/oauth/validate?access_token=$access" >/dev/null || fail "old token after key rotation"
 
-for secret in "$code" "$access" "$refresh" wonderland demo-app-secret-change-me; do
-  if grep -qF -- "$secret" "$work/serve.log"; then fail "a secret or token appeared in the log"; fi
+# A failed sign-in, then the admin commands against the running broker.
+temp2=$(curl -fs -X POST "$base/oauth/auth" -d client_id=kid_demo -d "redirect_uri=$redirect" -d response_type=code \
+  | python3 -c 'import sys, json; print(json.load(sys.stdin)["temp_login_uri"])') || fail "automated grant"
+curl -s -o /dev/null -X POST "$temp2" -d client_id=kid_demo -d "redirect_uri=$redirect" -d response_type=code \
+  -d username=bob -d password=not-bobs-password
+output_has "$(printf 'alice\t')" "$bin" sessions list --config "$work/config" --storage "$store" || fail "sessions list"
+output_has '"user":"alice"' "$bin" sessions list --config "$work/config" --storage "$store" --user ALICE --json || fail "sessions list --json"
+output_has "(none)" "$bin" instances list --config "$work/config" --storage "$store" || fail "instances list"
+output_has "Ended 1 session(s) of alice" "$bin" sessions revoke --config "$work/config" --storage "$store" --user alice \
+  || fail "sessions revoke"
+status=$(curl -s -o /dev/null -w '%{http_code}' "$base/oauth/validate?access_token=$access")
+[ "$status" = 401 ] || fail "a revoked user's token still validates ($status)"
+
+# Audit events: on their own log label, and in the audit file.
+output_has '"logger":"idconnect.audit"' cat "$work/serve.log" || fail "no audit line in the log"
+sleep 0.5
+for event in sign_in.succeeded sign_in.failed; do
+  grep -q "\"event\":\"$event\"" "$work/audit.jsonl" || fail "no $event in the audit file"
+done
+grep -q '"reason":"operator"' "$work/audit.jsonl" || fail "the operator's revocation is not in the audit file"
+grep -q '"event":"signing_key.rotated"' "$work/audit.jsonl" || fail "the key rotation is not in the audit file"
+
+for secret in "$code" "$access" "$refresh" wonderland not-bobs-password demo-app-secret-change-me; do
+  for file in "$work/serve.log" "$work/serve.out" "$work/audit.jsonl"; do
+    if grep -qF -- "$secret" "$file"; then fail "a secret or token appeared in $(basename "$file")"; fi
+  done
 done
 python3 -c 'import json, sys
 for line in open(sys.argv[1]):
@@ -70,4 +101,4 @@ for line in open(sys.argv[1]):
 kill -TERM "$pid"
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "serve did not stop on SIGTERM"
-echo "smoke: OK (config check, serve, automated grant, code exchange, validate, health, metrics, SIGHUP reload, keys rotate, JSON logs without secrets, SIGTERM)"
+echo "smoke: OK (config check, serve and its summary, automated grant, code exchange, validate, health, metrics, SIGHUP reload, keys rotate, sessions and instances commands, audit events, JSON debug logs without secrets, SIGTERM)"

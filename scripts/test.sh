@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite: builds, runs every swift-testing suite, then drives the real
-# `idconnect` binary end to end (scripts/smoke.sh). Test peers are started by the
-# scripts under scripts/peers/ when a suite needs them.
+# The whole test suite, from a fresh clone: installs what is missing (Debian packages, the
+# Python test peers; quick when everything is there), builds, runs every swift-testing suite,
+# then drives the real `idconnect` binary end to end (scripts/smoke.sh and the checks after it).
+# Test peers are started by the scripts under scripts/peers/ and stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 
 started=$(date +%s)
+scripts/install-deps.sh
+echo "== dependencies checked in $(( $(date +%s) - started ))s"
 
 swift build --build-tests
 echo "== build finished in $(( $(date +%s) - started ))s"

@@ -16,7 +16,19 @@ extension BrokerConfigReader {
                               port: reader.positiveInt("port"),
                               trustedProxies: trusted,
                               http: reader.section("http") { readHTTPLimits($0) } ?? HTTPLimits(),
-                              rateLimits: reader.section("rateLimits") { readRateLimits($0) } ?? RateLimits())
+                              rateLimits: reader.section("rateLimits") { readRateLimits($0) } ?? RateLimits(),
+                              audit: reader.section("audit") { readAudit($0) } ?? AuditSettings())
+    }
+
+    private func readAudit(_ reader: ConfigReader) -> AuditSettings {
+        let defaults = AuditSettings()
+        let file = reader.string("file")
+        if let file, file.isEmpty { reader.problem("file", "must not be empty") }
+        let settings = AuditSettings(file: file, maxBytes: reader.positiveInt("maxBytes") ?? defaults.maxBytes,
+                                     keep: reader.positiveInt("keep") ?? defaults.keep)
+        if settings.maxBytes < 4096 { reader.problem("maxBytes", "must be at least 4096") }
+        if settings.keep > 100 { reader.problem("keep", "must be at most 100") }
+        return settings
     }
 
     private func readHTTPLimits(_ reader: ConfigReader) -> HTTPLimits {

@@ -37,15 +37,36 @@ public struct ServerSettings: Sendable {
     public var http: HTTPLimits
     /// Per-address limits on work anyone can ask for before signing in (`server.rateLimits`, SPEC §9.6, §9.13).
     public var rateLimits: RateLimits
+    /// Where audit events go besides the log (`server.audit`).
+    public var audit: AuditSettings
 
     public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
-                http: HTTPLimits = .init(), rateLimits: RateLimits = .init()) {
+                http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init()) {
         self.issuer = issuer
         self.host = host
         self.port = port
         self.trustedProxies = trustedProxies
         self.http = http
         self.rateLimits = rateLimits
+        self.audit = audit
+    }
+}
+
+/// `server.audit`: an optional file of audit events, one JSON object per line, rotated by size
+/// (`file` → `file.1` → … → `file.<keep>`, the oldest dropped). Audit events always go to the
+/// log as well, on the `idconnect.audit` label.
+public struct AuditSettings: Sendable, Equatable {
+    /// The file's path (relative paths: from the working directory); nil writes no file.
+    public var file: String?
+    /// Size at which the file is rotated.
+    public var maxBytes: Int
+    /// Rotated files kept.
+    public var keep: Int
+
+    public init(file: String? = nil, maxBytes: Int = 10 << 20, keep: Int = 5) {
+        self.file = file
+        self.maxBytes = maxBytes
+        self.keep = keep
     }
 }
 

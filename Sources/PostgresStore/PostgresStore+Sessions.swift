@@ -49,6 +49,16 @@ extension PostgresStore: SessionStore {
         return try Self.session(from: row.makeRandomAccess())
     }
 
+    public func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession] {
+        try await rows("""
+            SELECT \(unescaped: Self.sessionColumns) FROM sessions
+            WHERE revoked_at IS NULL AND expires_at > \(now.pg)
+              AND (\(authServiceId)::TEXT IS NULL OR auth_service_id = \(authServiceId))
+              AND (\(user)::TEXT IS NULL OR lower(user_id) = lower(\(user)) OR subject = \(user))
+            ORDER BY created_at DESC LIMIT \(limit)
+            """).map { try Self.session(from: $0.makeRandomAccess()) }
+    }
+
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \

@@ -40,6 +40,18 @@ extension SQLiteStore: SessionStore {
         }
     }
 
+    public func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.sessionColumns) FROM sessions
+                WHERE revoked_at IS NULL AND expires_at > ?
+                  AND (? IS NULL OR auth_service_id = ?) AND (? IS NULL OR lower(user_id) = lower(?) OR subject = ?)
+                ORDER BY created_at DESC LIMIT ?
+                """,
+                arguments: [now.sql, authServiceId, authServiceId, user, user, user, limit]).map { try self.session(from: $0) }
+        }
+    }
+
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \

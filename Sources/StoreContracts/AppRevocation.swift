@@ -32,11 +32,15 @@ public struct AppRevocation: Sendable {
     }
 
     /// Revokes every family of `clientId` (an app instance signing out or deleted) and ends each
-    /// session that left without a live family.
-    public func revokeFamilies(ofClient clientId: String, at now: Date) async throws {
-        for sessionId in try await store.revokeFamilies(clientId: clientId, at: now) {
-            _ = try await endSessionIfUnused(sessionId, at: now)
+    /// session that left without a live family; returns the sessions it ended.
+    @discardableResult
+    public func revokeFamilies(ofClient clientId: String, at now: Date) async throws -> [String] {
+        var ended: [String] = []
+        for sessionId in try await store.revokeFamilies(clientId: clientId, at: now)
+            where try await endSessionIfUnused(sessionId, at: now) {
+            ended.append(sessionId)
         }
+        return ended
     }
 
     /// Ends the session if no family in it is live any more.

@@ -32,6 +32,10 @@ public protocol SessionStore: Sendable {
     func session(id: String) async throws -> LoginSession?
     /// Ends the session and every family in it.
     func revokeSession(id: String, at date: Date) async throws
+    /// Sessions live at `now` (not revoked, not expired), newest first, at most `limit`: for
+    /// operators (`idconnect sessions list|revoke`). `authServiceId` narrows to one auth service;
+    /// `user` to one user, matched against the user id without regard to case, or the subject.
+    func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession]
     /// Replaces the upstream token if `expectedVersion` still matches; returns whether it did.
     func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                         attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool

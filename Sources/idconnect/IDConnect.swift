@@ -10,7 +10,7 @@ struct IDConnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "idconnect",
         abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
-        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
+        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, InstancesCommand.self, SessionsCommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
 }
 
 /// `--config` and `--storage` for the commands that work on stored state, and the operator
@@ -50,7 +50,10 @@ func bootstrapLogging() -> Logger {
     let level = environment["IDCONNECT_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
     let text = environment["IDCONNECT_LOG_FORMAT"] == "text"
     // Log lines are written from a thread of their own; whatever is still queued goes out at exit.
-    atexit { LogWriter.standardError.flush(timeout: 2) }
+    atexit {
+        AuditFile.flushAll()
+        LogWriter.standardError.flush(timeout: 2)
+    }
     LoggingSystem.bootstrap { label in
         if text {
             var handler = StreamLogHandler.standardError(label: label)

@@ -42,7 +42,10 @@ struct VaultCommand: AsyncParsableCommand {
 
         func run() async throws {
             let tools = try await options.openTools()
-            let result = try await tools.rotateVault()
+            let result = try await tools.rotateVault { looked in
+                var standardError = FileHandle.standardError
+                Swift.print("vault rotate: \(looked) sealed value(s) checked", to: &standardError)
+            }
             print("Vault rotation to key '\(tools.vault.activeKeyId)': \(result).")
             // Short-lived values are left to expire rather than re-sealed (see README, Vault).
             print("Keep the old key in vault.keys for another 10 minutes: sign-ins in progress and one-time css values still use it.")

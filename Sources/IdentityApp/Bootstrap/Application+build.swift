@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdCore
 import Hummingbird
 import IdentityConfig
@@ -8,8 +9,9 @@ import ServiceLifecycle
 
 /// Builds the HTTP application around a prepared broker, with its background services:
 /// storage closing last, housekeeping, and SIGHUP reload.
-public func buildApplication(_ prepared: PreparedBroker, logger: Logger,
-                             maintenanceInterval: Duration = .seconds(60)) -> some ApplicationProtocol {
+/// `onListening` hears the bound address (`host:port`; the port is the real one when 0 was asked).
+public func buildApplication(_ prepared: PreparedBroker, logger: Logger, maintenanceInterval: Duration = .seconds(60),
+                             onListening: @escaping @Sendable (String) -> Void = { _ in }) -> some ApplicationProtocol {
     let router = buildRouter(prepared.engine, metrics: prepared.metrics)
     let limits = prepared.engine.state.config.server.http
     return Application(
@@ -21,6 +23,10 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger,
             MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
             ReloadService(prepared: prepared, logger: logger),
         ],
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? prepared.settings.port
+            onListening("\(prepared.settings.host):\(port)")
+        },
         logger: logger)
 }
 
@@ -30,9 +36,13 @@ public func brokerHTTPServer(_ limits: HTTPLimits) -> HTTPServerBuilder {
 }
 
 /// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish (SPEC §1).
+/// Once listening it prints the startup summary (`StartupSummary`) on standard output.
 public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
+    let application = buildApplication(prepared, logger: logger) { address in
+        FileHandle.standardOutput.write(Data((StartupSummary.text(prepared, listening: "http://\(address)") + "\n").utf8))
+    }
     var configuration = ServiceGroupConfiguration(
-        services: [.init(service: buildApplication(prepared, logger: logger))],
+        services: [.init(service: application)],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = .seconds(10)
     configuration.maximumCancellationDuration = .seconds(5)

@@ -80,9 +80,10 @@ public enum BrokerBootstrap {
         let metrics = MetricsRegistry()
         metrics.prepare(connectorTypes: Set((config.environments.flatMap(\.authServices)
             + config.organizations.flatMap(\.authServices)).map(\.provider.type)))
+        let audit = try AuditFile.trail(config.server.audit, metrics: metrics, clock: clock, logLevel: logger.logLevel)
         let engine = BrokerEngine(issuer: settings.issuer,
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
-                                  store: store, clock: clock, logger: logger, metrics: metrics)
+                                  store: store, clock: clock, logger: logger, metrics: metrics, audit: audit)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
                               environment: environment, metrics: metrics)
     }
@@ -112,6 +113,13 @@ public enum BrokerBootstrap {
     public static func preflight(config: BrokerConfig, storage: StorageLocation) throws -> [String] {
         if let keys = config.vaultKeys, !keys.isEmpty {
             _ = try configuredVault(keys)
+        }
+        if let file = config.server.audit.file {
+            let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw BootstrapError("server.audit.file: the directory \(directory) does not exist")
+            }
         }
         switch storage {
         case .sqlite(let path):

@@ -6,13 +6,17 @@ import StoreContracts
 import Logging
 import OAuthEngine
 
-/// What operator commands (`keys rotate`, `vault rotate`) need: the configuration, storage and
-/// the vault, opened exactly as `serve` opens them, without starting a server.
+/// What operator commands (`keys rotate`, `vault rotate`, `sessions`, `instances`) need: the
+/// configuration, storage, the vault and the audit trail, opened exactly as `serve` opens them,
+/// without starting a server. They work while brokers run: every change is a row operation the
+/// running brokers see on their next read.
 public struct OperatorTools: Sendable {
     public let config: BrokerConfig
     public let store: any BrokerStore
     public let vault: Vault
     public let clock: any BrokerClock
+    /// Operator actions are audit events too (on this process's log and the audit file).
+    public let audit: AuditTrail
 
     public static func open(configDirectory: String, storage: String?, registry: ConnectorRegistry,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -21,9 +25,13 @@ public struct OperatorTools: Sendable {
         let (config, _) = try BrokerBootstrap.loadConfig(directory: configDirectory, registry: registry,
                                                          environment: environment, clock: clock, logger: logger)
         let settings = try BrokerSettings(options: options, config: config)
+        for warning in try BrokerBootstrap.preflight(config: config, storage: settings.storage) {
+            logger.warning("\(warning)")
+        }
         let store = try await BrokerBootstrap.openStore(settings.storage)
         let vault = try BrokerBootstrap.openVault(config: config, storage: settings.storage, logger: logger)
-        return OperatorTools(config: config, store: store, vault: vault, clock: clock)
+        let audit = try AuditFile.trail(config.server.audit, metrics: NoMetrics(), clock: clock, logLevel: logger.logLevel)
+        return OperatorTools(config: config, store: store, vault: vault, clock: clock, audit: audit)
     }
 
     public var keyRetention: TimeInterval { EngineContext.keyRetention(for: config) }
@@ -31,8 +39,10 @@ public struct OperatorTools: Sendable {
     /// Generates a new active signing key; returns its kid.
     public func rotateSigningKey() async throws -> String {
         let algorithm = config.signingAlgorithm.jose
-        return try await SigningKeyStorage.rotate(store: store, vault: vault, algorithm: algorithm, clock: clock,
-                                               retention: keyRetention, blocking: BlockingPool())
+        let kid = try await SigningKeyStorage.rotate(store: store, vault: vault, algorithm: algorithm, clock: clock,
+                                                     retention: keyRetention, blocking: BlockingPool())
+        audit.record(AuditEvent(.signingKeyRotated, ["kid": kid, "algorithm": algorithm.rawValue, "by": "operator"]))
+        return kid
     }
 
     /// What `vault rotate` did.
@@ -49,8 +59,14 @@ public struct OperatorTools: Sendable {
 
     /// Re-seals every stored upstream token, signing key and grace response under the active
     /// vault key, while brokers keep serving (each row is swapped only if unchanged).
-    public func rotateVault(batchSize: Int = 500) async throws -> VaultRotation {
+    /// `progress` hears after every page how many values were looked at so far.
+    public func rotateVault(batchSize: Int = 500, progress: (@Sendable (Int) -> Void)? = nil) async throws -> VaultRotation {
         var result = VaultRotation()
+        defer {
+            audit.record(AuditEvent(.vaultRotated, [
+                "key": vault.activeKeyId, "resealed": String(result.resealed), "already_current": String(result.alreadyCurrent),
+                "changed_meanwhile": String(result.changedMeanwhile), "by": "operator"]))
+        }
         for kind in SealedValue.Kind.allCases {
             var cursor: String?
             while true {
@@ -68,6 +84,7 @@ public struct OperatorTools: Sendable {
                         result.changedMeanwhile += 1
                     }
                 }
+                progress?(result.resealed + result.alreadyCurrent + result.changedMeanwhile)
             }
         }
         return result

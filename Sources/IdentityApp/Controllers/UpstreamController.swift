@@ -14,12 +14,12 @@ struct UpstreamController {
 
     func registerCallback(on group: RouterGroup<AppRequestContext>) {
         group.refuseOtherMethods("oauth/callback", allow: [.get])
-        group.get("oauth/callback") { request, _ in
+        group.get("oauth/callback") { request, context in
             let parameters: OAuthParameters
             do { parameters = try RequestParameters.query(request) } catch let error as OAuthError {
                 return services.pages.errorPage(error)
             }
-            return await finish(.oauthCallback, parameters, request)
+            return await finish(.oauthCallback, parameters, request, context)
         }
     }
 
@@ -36,7 +36,7 @@ struct UpstreamController {
             if cookies.existingBinding(request) == nil, parameters[Self.bounceField] == nil {
                 return bounce(parameters)
             }
-            return await finish(.samlAssertionConsumer, parameters, request)
+            return await finish(.samlAssertionConsumer, parameters, request, context)
         }
         for path in ["saml/metadata", "v2/saml/metadata"] {
             router.get(RouterPath(path)) { _, _ in try metadata(authServiceId: nil) }
@@ -59,12 +59,14 @@ struct UpstreamController {
         return services.pages.upstreamAction(.autoPost(url: "\(services.issuer)/saml/acs", fields: fields))
     }
 
-    private func finish(_ kind: CallbackKind, _ parameters: OAuthParameters, _ request: Request) async -> Response {
+    private func finish(_ kind: CallbackKind, _ parameters: OAuthParameters, _ request: Request,
+                        _ context: AppRequestContext) async -> Response {
         var values: [String: String] = [:]
         for name in parameters.names where name != Self.bounceField { values[name] = parameters[name] ?? "" }
         do {
             let completion = try await services.engine.upstreamSignIn.finish(
-                kind: kind, parameters: values, browserBinding: cookies.existingBinding(request))
+                kind: kind, parameters: values, browserBinding: cookies.existingBinding(request),
+                clientAddress: services.clientAddress(request, context))
             var response = Responses.redirect(completion.redirect)
             let session = completion.session
             if completion.browserBound, let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {

@@ -59,8 +59,16 @@ enum LogTimestamp {
     static func now() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        let second = spec.tv_sec
-        let millis = Int(spec.tv_nsec / 1_000_000)
+        return format(second: spec.tv_sec, millis: Int(spec.tv_nsec / 1_000_000))
+    }
+
+    static func string(for date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        let second = Int(interval.rounded(.down))
+        return format(second: second, millis: min(999, Int((interval - Double(second)) * 1000)))
+    }
+
+    private static func format(second: Int, millis: Int) -> String {
         let prefix = cache.withLock { cached -> String in
             if cached.second == second { return cached.prefix }
             var time = second

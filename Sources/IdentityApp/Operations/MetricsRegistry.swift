@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import IdentityCore
+import OAuthEngine
 import Prometheus
 import Synchronization
 
@@ -25,9 +26,10 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         factory = PrometheusMetricsFactory(registry: registry)
     }
 
-    /// Creates the login and refresh series of every connector type with zero, so dashboards and
-    /// alerts see them before the first event.
+    /// Creates the login and refresh series of every connector type, and one audit series per
+    /// event, with zero, so dashboards and alerts see them before the first event.
     public func prepare(connectorTypes: Set<String>) {
+        for event in AuditEvent.Name.allCases { _ = counter("idconnect_audit_events_total", [("event", event.rawValue)]) }
         for type in connectorTypes.sorted() {
             for outcome in ["success", "rejected", "unavailable", "error", "throttled"] {
                 _ = counter("idconnect_logins_total", [("connector", type), ("outcome", outcome)])
@@ -54,6 +56,10 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
 
     public func vault(_ operation: String) {
         counter("idconnect_vault_operations_total", [("operation", operation)]).increment()
+    }
+
+    public func audit(_ event: String) {
+        counter("idconnect_audit_events_total", [("event", event)]).increment()
     }
 
     /// A counter for other parts of the broker (audit events, metadata refreshes).

@@ -8,6 +8,8 @@ public protocol BrokerMetricsSink: Sendable {
     func upstreamRefresh(connector: String, outcome: String)
     /// A vault operation: `seal`, `open`, `reseal`.
     func vault(_ operation: String)
+    /// An audit event by name (`sign_in.succeeded`, `session.ended`, …).
+    func audit(_ event: String)
 }
 
 /// Discards every event.
@@ -16,4 +18,5 @@ public struct NoMetrics: BrokerMetricsSink {
     public func login(connector: String, outcome: String) {}
     public func upstreamRefresh(connector: String, outcome: String) {}
     public func vault(_ operation: String) {}
+    public func audit(_ event: String) {}
 }

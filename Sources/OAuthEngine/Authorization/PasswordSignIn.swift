@@ -86,7 +86,8 @@ public struct PasswordSignIn: Sendable {
         case .success(let identity):
             do {
                 return .signedIn(try await authorizations.complete(pending, consuming: Secrets.hash(pendingId), client: client,
-                                                                 identity: identity, browserBound: fromStartingBrowser))
+                                                                 identity: identity, browserBound: fromStartingBrowser,
+                                                                 clientAddress: clientAddress))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

@@ -74,13 +74,14 @@ public struct PendingAuthorizations: Sendable {
     /// another user is refused first, storing nothing; an unbound one stays unbound: only
     /// redeeming the code with its own secret binds it (SPEC §9.1).
     func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String?, client: ResolvedClient,
-                  identity: ConnectorIdentity, browserBound: Bool) async throws -> SignInCompletion {
+                  identity: ConnectorIdentity, browserBound: Bool, clientAddress: String?) async throws -> SignInCompletion {
         let session = try issuer.makeSession(identity: identity, client: client)
         try binding.checkMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
         guard try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {
             throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
         }
+        context.audit.signedIn(session, client: client, address: clientAddress)
         return SignInCompletion(redirect: redirect, session: session, browserBound: browserBound)
     }
 

@@ -48,8 +48,8 @@ public struct UpstreamSignIn: Sendable {
     /// redirecting anywhere (an attacker may have chosen the request; SPEC §9.4). The SAML ACS
     /// first bounces a cross-site POST through a same-site one so that the binding cookie
     /// (SameSite=Lax) comes along; see the application's ACS controller.
-    public func finish(kind: CallbackKind, parameters: [String: String],
-                       browserBinding: String?) async throws(AuthorizationFailure) -> SignInCompletion {
+    public func finish(kind: CallbackKind, parameters: [String: String], browserBinding: String?,
+                       clientAddress: String? = nil) async throws(AuthorizationFailure) -> SignInCompletion {
         let relayName = kind == .oauthCallback ? "state" : "RelayState"
         guard let relayState = parameters[relayName], !relayState.isEmpty else {
             throw .cannotRedirect(.invalidRequest("The response carries no \(relayName): unsolicited responses are refused."))
@@ -93,12 +93,15 @@ public struct UpstreamSignIn: Sendable {
         } catch {
             let oauthError = ConnectorErrors.oauthError(for: error)
             context.logger.warning("upstream sign-in failed", metadata: ["authService": "\(client.service.id)", "error": "\(oauthError.debug ?? oauthError.errorDescription)"])
+            context.audit.signInFailed(client: client, address: clientAddress, user: nil,
+                                       reason: oauthError.code == .temporarilyUnavailable ? "unavailable" : "error")
             throw .redirect(oauthError, target)
         }
         switch result {
         case .rejected(let rejection):
             // Connector messages name the check that failed, never credentials or assertion content.
             context.logger.notice("upstream sign-in refused", metadata: ["authService": "\(client.service.id)", "reason": "\(rejection.message)"])
+            context.audit.signInFailed(client: client, address: clientAddress, user: nil, reason: "rejected", detail: rejection.message)
             throw .redirect(.accessDenied(rejection.message), target)
         case .authenticated(let identity):
             do {
@@ -106,9 +109,13 @@ public struct UpstreamSignIn: Sendable {
                     let first = try await guarded("replay check") {
                         try await context.store.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
                     }
-                    guard first else { throw OAuthError.accessDenied("This sign-in response was already used.") }
+                    guard first else {
+                        context.audit.signInFailed(client: client, address: clientAddress, user: identity.userId, reason: "replayed")
+                        throw OAuthError.accessDenied("This sign-in response was already used.")
+                    }
                 }
-                return try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, browserBound: true)
+                return try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, browserBound: true,
+                                                         clientAddress: clientAddress)
             } catch let error as OAuthError {
                 throw .redirect(error, target)
             } catch {

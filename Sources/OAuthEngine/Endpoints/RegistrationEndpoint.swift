@@ -67,7 +67,9 @@ public struct RegistrationEndpoint: Sendable {
             deviceType: deviceType, redirectURIs: redirectURIs, scope: statement.scope, grantTypes: statement.grantTypes,
             secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now)
         try await guarded("register instance") { try await context.store.insertRegisteredClient(instance) }
-        context.logger.info("instance registered", metadata: ["client_id": "\(instance.clientId)", "app_key": "\(environment.appKey)"])
+        context.audit.record(AuditEvent(.instanceRegistered, [
+            "client": instance.clientId, "app_key": environment.appKey, "software_id": softwareId,
+            "device": deviceType, "address": clientAddress]))
         var response = registrationResponse(instance)
         response.client_secret = secret
         response.registration_access_token = registrationToken
@@ -137,9 +139,9 @@ public struct RegistrationEndpoint: Sendable {
     /// Removes an instance and revokes its token families (DELETE and `idconnect clients revoke`);
     /// its session ends too unless another app still holds a family in it.
     public func revokeInstance(_ instance: RegisteredClient) async throws {
-        try await revocation.revokeFamilies(ofClient: instance.clientId, at: context.clock.now())
+        try await revocation.revokeFamilies(ofClient: instance.clientId, at: context.clock.now(), reason: .instanceDeleted)
         _ = try await guarded("revoke instance") { try await context.store.deleteRegisteredClient(id: instance.clientId) }
-        context.logger.info("instance revoked", metadata: ["client_id": "\(instance.clientId)"])
+        context.audit.record(AuditEvent(.instanceDeleted, ["client": instance.clientId, "app_key": instance.appKey, "by": "client"]))
     }
 
     /// Removes instances nobody signed in to within an hour of their registration (maintenance).

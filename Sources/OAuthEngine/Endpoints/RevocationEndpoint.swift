@@ -28,7 +28,7 @@ public struct RevocationEndpoint: Sendable {
                 try await revocation.revokeFamilies(ofClient: family.clientId, at: now)
                 try await guarded("sign out instance") { try await store.unbindRegisteredClientSession(id: family.clientId) }
             } else {
-                try await revocation.revokeFamily(family.id, sessionId: family.sessionId, at: now)
+                try await revocation.revokeFamily(family.id, sessionId: family.sessionId, at: now, client: family.clientId)
             }
             return
         }

@@ -28,9 +28,11 @@ public final class BrokerEngine: Sendable {
     public let throttle: LoginThrottle
 
     public init(issuer: String, state: EngineState, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
-                metrics: any BrokerMetricsSink = NoMetrics(), throttle: LoginThrottle = LoginThrottle()) {
+                metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle()) {
         let live = LiveState(state)
-        let context = EngineContext(issuer: issuer, store: store, clock: clock, logger: logger, metrics: metrics, live: live)
+        let audit = audit ?? AuditTrail(metrics: metrics, clock: clock)
+        let context = EngineContext(issuer: issuer, store: store, clock: clock, logger: logger, metrics: metrics,
+                                    audit: audit, live: live)
         self.context = context
         self.throttle = throttle
         let opened = BoundedCache<OpenedUpstreamKey, UpstreamToken>(capacity: 10_000)
@@ -48,8 +50,8 @@ public final class BrokerEngine: Sendable {
         let keys = SigningKeyReloader(context: context, gate: KeyReloadGate(interval: 2))
         let verifier = TokenVerifier(context: context, clients: clients, keys: keys, verified: verified)
         let rateLimiter = RateLimiter(live: live, counters: store, clock: clock)
-        let checker = PasswordChecker(throttle: throttle, counters: store, clock: clock, metrics: metrics, logger: logger)
-        let sso = SSOSessions(store: store, refresher: refresher, clock: clock, logger: logger)
+        let checker = PasswordChecker(throttle: throttle, counters: store, clock: clock, metrics: metrics, audit: audit, logger: logger)
+        let sso = SSOSessions(store: store, refresher: refresher, clock: clock, audit: audit, logger: logger)
         let webSSO = WebSSO(store: store, live: live, clock: clock, logger: logger)
         let revocationService = Revocation(context: context)
         let authorizations = PendingAuthorizations(context: context, clients: clients, rateLimiter: rateLimiter,
@@ -61,7 +63,7 @@ public final class BrokerEngine: Sendable {
                                    revocation: revocationService, clock: clock, logger: logger),
             RefreshTokenGrant(families: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
                               revocation: revocationService, live: live, clock: clock),
-            PasswordGrant(checker: checker, sessions: store, issuer: issuerService),
+            PasswordGrant(checker: checker, sessions: store, issuer: issuerService, audit: audit),
             ClientCredentialsGrant(sessions: store, families: store, refresher: refresher, issuer: issuerService, clock: clock),
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)
@@ -87,6 +89,7 @@ public final class BrokerEngine: Sendable {
     public var store: any BrokerStore { context.store }
     public var clock: any BrokerClock { context.clock }
     public var logger: Logger { context.logger }
+    public var audit: AuditTrail { context.audit }
     /// A consistent snapshot of the reloadable state for one request.
     public var state: EngineState { context.state }
     /// The vault of the current configuration: the first key seals, all open.

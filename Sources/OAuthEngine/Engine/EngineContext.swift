@@ -13,15 +13,18 @@ public struct EngineContext: Sendable {
     public let clock: any BrokerClock
     public let logger: Logger
     public let metrics: any BrokerMetricsSink
+    /// Who signed in, which sign-ins failed, which sessions ended and why.
+    public let audit: AuditTrail
     public let live: LiveState
 
     public init(issuer: String, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
-                metrics: any BrokerMetricsSink, live: LiveState) {
+                metrics: any BrokerMetricsSink, audit: AuditTrail, live: LiveState) {
         self.issuer = issuer
         self.store = store
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
+        self.audit = audit
         self.live = live
     }
 

@@ -9,6 +9,7 @@ struct PasswordGrant: TokenGrant {
     let checker: PasswordChecker
     let sessions: any SessionStore
     let issuer: TokenIssuer
+    let audit: AuditTrail
 
     func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
                clientAddress: String?) async throws -> TokenResponse {
@@ -24,6 +25,7 @@ struct PasswordGrant: TokenGrant {
         return try await guarded("password grant issuance") {
             let session = try issuer.makeSession(identity: identity, client: client)
             try await sessions.insertSession(session)
+            audit.signedIn(session, client: client, address: clientAddress)
             return try await issuer.issueNewFamily(session: session, client: authenticated, scope: scope, nonce: nil,
                                                    familyId: Secrets.randomToken(bytes: 24), keys: keys)
         }

@@ -11,6 +11,7 @@ struct PasswordChecker: Sendable {
     let counters: any ThrottleStore
     let clock: any BrokerClock
     let metrics: any BrokerMetricsSink
+    let audit: AuditTrail
     let logger: Logger
 
     /// The identity, or the error to show (`access_denied`; 429 when throttled). Outages are
@@ -24,12 +25,14 @@ struct PasswordChecker: Sendable {
         // Before anything is counted or asked: a flood of huge usernames costs nothing.
         guard credentials.username.utf8.count <= LoginThrottle.maxUsernameBytes else {
             metrics.login(connector: type, outcome: "rejected")
+            audit.signInFailed(client: client, address: clientAddress, user: nil, reason: "rejected", detail: "username too long")
             return .failure(.accessDenied("The username is too long."))
         }
         let keys = LoginThrottle.keys(namespace: client.authService.namespace,
                                       username: connector.accountName(for: credentials.username), address: clientAddress)
         guard try await guarded("throttle", { try await throttle.attempt(keys, store: counters, now: clock.now()) }) else {
             metrics.login(connector: type, outcome: "throttled")
+            audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: "throttled")
             return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429))
         }
         let result: LoginResult
@@ -40,13 +43,17 @@ struct PasswordChecker: Sendable {
             }
         } catch {
             let failure = ConnectorErrors.oauthError(for: error)
-            metrics.login(connector: type, outcome: failure.code == .temporarilyUnavailable ? "unavailable" : "error")
+            let outcome = failure.code == .temporarilyUnavailable ? "unavailable" : "error"
+            metrics.login(connector: type, outcome: outcome)
+            audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: outcome)
             logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(failure.debug ?? failure.errorDescription)"])
             throw failure
         }
         switch result {
         case .rejected(let rejection):
             metrics.login(connector: type, outcome: "rejected")
+            audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: "rejected",
+                               detail: rejection.message)
             return .failure(.accessDenied(rejection.message))
         case .authenticated(let identity):
             try await guarded("throttle") { try await throttle.succeeded(keys, store: counters) }

@@ -14,6 +14,7 @@ public struct SSOSessions: Sendable {
     let store: any SSOStore & SessionStore
     let refresher: UpstreamRefresher
     let clock: any BrokerClock
+    let audit: AuditTrail
     let logger: Logger
 
     /// Remembers an interactive browser sign-in under a **new** SSO cookie value (SPEC §9.10):
@@ -85,6 +86,7 @@ public struct SSOSessions: Sendable {
             for entry in record.entries { try await store.revokeSession(id: entry.sessionId, at: now) }
             try await store.deleteSSORecord(hash: hash)
         }
+        audit.sessionsEnded(record.entries.map(\.sessionId), reason: .logout)
         return record.entries
     }
 

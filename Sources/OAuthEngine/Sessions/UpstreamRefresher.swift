@@ -117,7 +117,7 @@ struct UpstreamRefresher: Sendable {
     private func end(_ session: LoginSession, reason: String, type: String) async throws -> Never {
         try await guarded("end session") { try await context.store.revokeSession(id: session.id, at: context.clock.now()) }
         context.metrics.upstreamRefresh(connector: type, outcome: "ended")
-        context.logger.info("session ended by the identity source", metadata: ["authService": "\(session.authServiceId)"])
+        context.audit.record(.sessionEnded(session: session.id, reason: .identitySource))
         throw SessionEnded(reason: reason)
     }
 }

@@ -14,7 +14,7 @@ struct LogWriterTests {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         defer { close(ends[0]) }
-        let writer = LogWriter(fileDescriptor: ends[1], limit: 256 << 10)
+        let writer = LogWriter(destination: FileDescriptorDestination(fileDescriptor: ends[1], name: "pipe"), limit: 256 << 10)
         let line = Array(repeating: UInt8(ascii: "x"), count: 1023) + [0x0A]
         // Nobody reads: the pipe (64 KiB) fills, the writer thread blocks in write(2), the queue
         // fills to its limit, and the rest is dropped — all without blocking this thread.
@@ -37,7 +37,7 @@ struct LogWriterTests {
                 if count > 0 { received.append(contentsOf: buffer[0..<count]) } else { try await Task.sleep(for: .milliseconds(5)) }
             }
         }
-        let notice = #"{"level":"warning","logger":"idconnect","msg":"log lines dropped: stderr did not keep up","dropped":"#
+        let notice = #"{"level":"warning","logger":"idconnect","msg":"log lines dropped: pipe did not keep up","dropped":"#
         /// Numbered lines received, and the losses the notices reported.
         func accounted(_ bytes: [UInt8]) -> (numbers: [Int], dropped: [Int]) {
             let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")

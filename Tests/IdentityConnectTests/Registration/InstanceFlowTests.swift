@@ -78,32 +78,6 @@ struct InstanceFlowTests {
         }
     }
 
-    @Test("`idconnect clients list` shows the instance bound; `clients revoke` ends re-login and its tokens")
-    func operatorCommands() async throws {
-        let broker = try await RegistrationTests.make()
-        try await broker.withClient { client in
-            let instance = try await InstanceFlows.register(client, broker: broker)
-            let access = try #require(try await InstanceFlows.signIn(client, instance).json["access_token"] as? String)
-            let jwks = String(decoding: try JSONSerialization.data(withJSONObject: ["keys": [RegistrationTests.statementKey.publicKey.publicFields]]),
-                              as: UTF8.self)
-            var logger = Logger(label: "test")
-            logger.logLevel = .critical
-            let tools = try await OperatorTools.open(
-                configDirectory: broker.configDirectory.path, storage: "sqlite:\(broker.databasePath)", registry: TestBroker.defaultRegistry,
-                environment: ["TEST_APP_SECRET": TestBroker.appSecret, "TEST_IAT": RegistrationTests.iat, "CSI_JWKS": jwks],
-                clock: broker.clock, logger: logger)
-            let listed = try await tools.instances(appKey: TestBroker.appKey)
-            #expect(listed.map(\.clientId) == [instance.clientId])
-            #expect(listed.first?.boundSubject != nil)
-            await #expect(throws: OperatorToolError.self) { try await tools.instances(appKey: "kid_typo") }
-
-            #expect(try await tools.revokeInstance(id: instance.clientId))
-            #expect(try await !tools.revokeInstance(id: instance.clientId))
-            #expect(try await InstanceFlows.relogin(client, instance).json["error"] as? String == "invalid_client")
-            #expect(try await Flows.validate(client, access).status == .unauthorized)
-        }
-    }
-
     @Test("client_credentials: nobody signed in yet, session ended, configured clients, statement without the grant")
     func reloginRefusals() async throws {
         let broker = try await RegistrationTests.make()

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Something an operator must be able to answer for later: who signed in, when, from where and
+/// through what; which sign-ins failed and why; which sessions ended and why; which app
+/// instances came and went; when keys changed. Fields are plain strings and never hold a secret:
+/// no password, token, code, cookie or upstream assertion — a username, a client id, an address,
+/// a session id (it is not a credential) and a reason.
+public struct AuditEvent: Sendable, Equatable {
+    /// The event names, stable: dashboards and alerts match on them.
+    public enum Name: String, Sendable, CaseIterable {
+        case signInSucceeded = "sign_in.succeeded"
+        case signInFailed = "sign_in.failed"
+        case refreshReuseDetected = "refresh.reuse_detected"
+        case codeReplayed = "code.replayed"
+        case sessionEnded = "session.ended"
+        case instanceRegistered = "instance.registered"
+        case instanceDeleted = "instance.deleted"
+        case signingKeyRotated = "signing_key.rotated"
+        case vaultRotated = "vault.rotated"
+        case qrRefused = "qr.refused"
+    }
+
+    /// Why a session ended (`session.ended`'s `reason`).
+    public enum SessionEnd: String, Sendable {
+        /// The user signed out (RP-initiated logout).
+        case logout
+        /// The identity source refused to refresh the sign-in (the account was disabled, the
+        /// upstream session ended).
+        case identitySource = "identity_source"
+        /// An app revoked its last token in the session.
+        case revoked
+        /// A refresh token was reused or a code replayed: everything issued from it was revoked.
+        case reuse
+        /// The app instance holding the session was deleted (by itself or an operator).
+        case instanceDeleted = "instance_deleted"
+        /// An operator ended it (`idconnect sessions revoke`).
+        case `operator`
+    }
+
+    public var name: Name
+    public var fields: [String: String]
+
+    public init(_ name: Name, _ fields: [String: String?]) {
+        self.name = name
+        self.fields = fields.compactMapValues { $0 }.mapValues(Self.bounded)
+    }
+
+    /// Values are cut at 256 bytes (a username field can hold anything a client sent).
+    static func bounded(_ value: String) -> String {
+        value.utf8.count <= 256 ? value : String(decoding: value.utf8.prefix(256), as: UTF8.self)
+    }
+
+    public static func signInSucceeded(connector: String, authService: String, client: String, address: String?,
+                                       user: String, subject: String, session: String) -> AuditEvent {
+        AuditEvent(.signInSucceeded, ["connector": connector, "auth_service": authService, "client": client,
+                                      "address": address, "user": user, "subject": subject, "session": session])
+    }
+
+    /// `reason`: `rejected` (the identity source said no), `throttled`, `unavailable`, `error`,
+    /// `replayed`; `detail` the source's message when it gave one.
+    public static func signInFailed(connector: String, authService: String, client: String, address: String?,
+                                    user: String?, reason: String, detail: String? = nil) -> AuditEvent {
+        AuditEvent(.signInFailed, ["connector": connector, "auth_service": authService, "client": client,
+                                   "address": address, "user": user, "reason": reason, "detail": detail])
+    }
+
+    public static func sessionEnded(session: String, reason: SessionEnd, client: String? = nil) -> AuditEvent {
+        AuditEvent(.sessionEnded, ["session": session, "reason": reason.rawValue, "client": client])
+    }
+}
