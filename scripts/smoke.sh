@@ -98,7 +98,10 @@ python3 -c 'import json, sys
 for line in open(sys.argv[1]):
     json.loads(line)' "$work/serve.log" || fail "log lines are not JSON"
 
+# docs/openapi.yaml is valid OpenAPI 3.1 and every operation in it answers as documented.
+python3 scripts/openapi/check.py --base-url "$base" >"$work/openapi.out" 2>&1 || { tail -30 "$work/openapi.out" >&2; fail "the live broker and docs/openapi.yaml disagree"; }
+
 kill -TERM "$pid"
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "serve did not stop on SIGTERM"
-echo "smoke: OK (config check, serve and its summary, automated grant, code exchange, validate, health, metrics, SIGHUP reload, keys rotate, sessions and instances commands, audit events, JSON debug logs without secrets, SIGTERM)"
+echo "smoke: OK (config check, serve and its summary, automated grant, code exchange, validate, health, metrics, SIGHUP reload, keys rotate, sessions and instances commands, audit events, the OpenAPI document, JSON debug logs without secrets, SIGTERM)"

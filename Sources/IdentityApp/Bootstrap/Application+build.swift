@@ -51,7 +51,8 @@ public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
 
 /// The router with every endpoint and middleware; also used directly by tests.
 public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = MetricsRegistry()) -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    // HEAD is answered for every GET route (health checkers and link checkers use it).
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     // A span per request (no exporter here; install a tracer with swift-otel to ship them).
     router.add(middleware: TracingMiddleware())

@@ -33,7 +33,8 @@ struct PasswordChecker: Sendable {
         guard try await guarded("throttle", { try await throttle.attempt(keys, store: counters, now: clock.now()) }) else {
             metrics.login(connector: type, outcome: "throttled")
             audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: "throttled")
-            return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429))
+            return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429,
+                                       retryAfter: Int(throttle.perUsername.spacing.rounded(.up))))
         }
         let result: LoginResult
         do {

@@ -35,6 +35,18 @@ struct OperationsTests {
         }
     }
 
+    @Test("HEAD is answered for GET routes (health checkers use it), with the GET's status and no body")
+    func head() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            for path in ["/healthz", "/readyz", "/.well-known/openid-configuration", "/.well-known/jwks.json"] {
+                let answer = try await client.execute(uri: path, method: .head)
+                #expect(answer.status == .ok, "\(path)")
+                #expect(answer.body.readableBytes == 0, "\(path)")
+            }
+        }
+    }
+
     @Test("readyz answers 503 when storage is gone")
     func notReady() async throws {
         let broker = try await TestBroker.make()
