@@ -22,14 +22,17 @@ public struct PreparedBroker: Sendable {
 public enum BrokerBootstrap {
     /// Loads and checks `console-config/` and builds every connector (what `config check` runs).
     /// Every problem — file syntax, keys, references, connector options — is thrown together.
+    /// Connectors learn the issuer (their callback URLs derive from it): `issuer`, else the one
+    /// `options` (the `serve` flags) and the configuration give.
     public static func loadConfig(directory: String, registry: ConnectorRegistry, issuer: String? = nil,
+                                  options: ServeOptions? = nil,
                                   environment: [String: String] = ProcessInfo.processInfo.environment,
                                   clock: any BrokerClock = SystemClock(),
                                   logger: Logger = Logger(label: "idconnect")) throws -> (BrokerConfig, ClientDirectory) {
         let loader = ConfigLoader(environment: environment, supportedStorageSchemes: supportedStorage)
         let (config, initialProblems) = try loader.loadCollectingProblems(directory: directory)
         var problems = initialProblems
-        let issuer = issuer ?? (try? BrokerSettings(options: ServeOptions(configDirectory: directory), config: config))?.issuer
+        let issuer = issuer ?? (try? BrokerSettings(options: options ?? ServeOptions(configDirectory: directory), config: config))?.issuer
         var clientDirectory: ClientDirectory?
         do {
             clientDirectory = try buildDirectory(config: config, issuer: issuer ?? "http://127.0.0.1:8080",
@@ -65,7 +68,7 @@ public enum BrokerBootstrap {
                                generateSigningKey: @escaping @Sendable (JOSEAlgorithm) throws -> SigningKey = SigningKey.generate,
                                logger: Logger) async throws -> PreparedBroker {
         let (config, directory) = try loadConfig(directory: options.configDirectory, registry: registry,
-                                                 issuer: options.issuer, environment: environment, clock: clock, logger: logger)
+                                                 issuer: options.issuer, options: options, environment: environment, clock: clock, logger: logger)
         let settings = try BrokerSettings(options: options, config: config)
         // Everything is checked before storage is touched: a refused start migrates nothing.
         for warning in try preflight(config: config, storage: settings.storage) {

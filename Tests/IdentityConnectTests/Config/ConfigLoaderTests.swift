@@ -148,6 +148,17 @@ struct ConfigLoaderTests {
         #expect(throws: ConfigProblems.self) { try ConfigLoader().load(directory: dir + "/missing") }
     }
 
+    @Test("connectors learn the issuer the serve flags give (their callback URLs and SAML entity ids derive from it)")
+    func connectorsSeeFlagIssuer() async throws {
+        let seen = IssuerRecorder()
+        let dir = try Self.directory(["x.yaml": "environments:\n  - appKey: kid_x\n    authServices:\n\(Self.service())\n"])
+        _ = try await BrokerBootstrap.prepare(options: ServeOptions(configDirectory: dir, host: "127.0.0.1", port: 18081,
+                                                                    storage: "sqlite:\(dir)/db.sqlite"),
+                                              registry: ConnectorRegistry([IssuerRecordingFactory(seen: seen)]), environment: [:],
+                                              generateSigningKey: TestSigningKeys.make, logger: .init(label: "t"))
+        #expect(seen.issuers == ["http://127.0.0.1:18081"])
+    }
+
     @Test("provider types from the SPEC that this build lacks are reported, not ignored")
     func unavailableType() throws {
         let problems = try Self.problems(["x.yaml": """
@@ -159,5 +170,24 @@ struct ConfigLoaderTests {
                     provider: { type: ldap, remoteService: "ldap://127.0.0.1" }
             """])
         #expect(problems.contains { $0.description.contains("not available in this build") })
+    }
+}
+
+/// The issuers connectors were built with.
+final class IssuerRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var issuers: [String] { lock.withLock { recorded } }
+    func record(_ issuer: String) { lock.withLock { recorded.append(issuer) } }
+}
+
+/// The static connector, noting the issuer its context carries.
+struct IssuerRecordingFactory: ConnectorFactory {
+    let seen: IssuerRecorder
+    var providerTypes: [String] { ["static"] }
+
+    func makeConnector(_ settings: ProviderSettings, context: ConnectorContext) throws -> any Connector {
+        seen.record(context.issuer)
+        return try StaticConnectorFactory().makeConnector(settings, context: context)
     }
 }
