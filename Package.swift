@@ -53,12 +53,12 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "OAuthEngine", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE", "UserAgent",
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -125,6 +125,7 @@ struct BrokerConfigReader {
             return format
         } ?? .jwt
         let customizedLogin = reader.section("customizedLogin") { readCustomizedLogin($0) } ?? nil
+        let qrLogin = reader.section("qrLogin") { readQRLogin($0) } ?? nil
         let provider = reader.section("provider", required: true) { readProvider($0) } ?? nil
         let name = reader.string("name")
         let grantTtl = reader.positiveInt("grantTtl") ?? AuthService.defaultGrantTtl
@@ -136,7 +137,7 @@ struct BrokerConfigReader {
         return AuthService(
             id: id, name: name, redirectURIs: redirectURIs, grantTtl: grantTtl, tokenTtl: tokenTtl,
             refresh: refresh, refreshTtl: refreshTtl, sessionMaxAge: sessionMaxAge, tokenFormat: tokenFormat,
-            customizedLogin: customizedLogin, provider: provider,
+            customizedLogin: customizedLogin, qrLogin: qrLogin, provider: provider,
             location: reader.node.location, keyPath: reader.node.keyPath)
     }
 

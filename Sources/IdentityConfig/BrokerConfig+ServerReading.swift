@@ -17,7 +17,8 @@ extension BrokerConfigReader {
                               trustedProxies: trusted,
                               http: reader.section("http") { readHTTPLimits($0) } ?? HTTPLimits(),
                               rateLimits: reader.section("rateLimits") { readRateLimits($0) } ?? RateLimits(),
-                              audit: reader.section("audit") { readAudit($0) } ?? AuditSettings())
+                              audit: reader.section("audit") { readAudit($0) } ?? AuditSettings(),
+                              geoip: reader.section("geoip") { readGeoIP($0) } ?? nil)
     }
 
     private func readAudit(_ reader: ConfigReader) -> AuditSettings {

@@ -39,9 +39,12 @@ public struct ServerSettings: Sendable {
     public var rateLimits: RateLimits
     /// Where audit events go besides the log (`server.audit`).
     public var audit: AuditSettings
+    /// Where client addresses are located for the QR-login API (`server.geoip`); nil: nowhere.
+    public var geoip: GeoIPSettings?
 
     public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
-                http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init()) {
+                http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init(),
+                geoip: GeoIPSettings? = nil) {
         self.issuer = issuer
         self.host = host
         self.port = port
@@ -49,7 +52,17 @@ public struct ServerSettings: Sendable {
         self.http = http
         self.rateLimits = rateLimits
         self.audit = audit
+        self.geoip = geoip
     }
+}
+
+/// `server.geoip`: a MaxMind-format database (GeoIP2 or GeoLite2 City) that locates the address
+/// of a browser showing a QR code, for the app's confirmation screen.
+public struct GeoIPSettings: Sendable, Equatable {
+    /// The `.mmdb` file's path.
+    public var database: String
+
+    public init(database: String) { self.database = database }
 }
 
 /// `server.audit`: an optional file of audit events, one JSON object per line, rotated by size
@@ -176,35 +189,4 @@ public struct DataLink: Sendable {
     /// Auth services whose tokens may use this link; `nil` means all of the environment's.
     public var authServices: [String]?
     public var timeoutSeconds: Int
-}
-
-/// A Kinvey-shaped auth service (SPEC §2). Defaults per SPEC §3.4.
-public struct AuthService: Sendable {
-    public enum TokenFormat: String, Sendable { case jwt, opaque }
-    public enum CustomizedLogin: Sendable {
-        case css(URL)
-        case page(URL)
-    }
-
-    public var id: String
-    public var name: String?
-    public var redirectURIs: [String]
-    public var grantTtl: Int
-    public var tokenTtl: Int
-    public var refresh: Bool
-    public var refreshTtl: Int
-    /// Absolute bound on a sign-in: neither SSO reuse nor refresh extends a session past
-    /// sign-in + `sessionMaxAge` seconds (SPEC §9.11).
-    public var sessionMaxAge: Int
-    public var tokenFormat: TokenFormat
-    public var customizedLogin: CustomizedLogin?
-    public var provider: ProviderSettings
-    /// Where it was defined, for problems.
-    public var location: SourceLocation
-    public var keyPath: String
-
-    public static let defaultGrantTtl = 60
-    public static let defaultTokenTtl = 3600
-    public static let defaultRefreshTtl = 1_209_600
-    public static let defaultSessionMaxAge = 2_592_000
 }

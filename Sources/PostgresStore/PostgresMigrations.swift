@@ -92,6 +92,18 @@ enum PostgresMigrations {
             // Sessions from before get the default sessionMaxAge (30 days after their sign-in).
             "UPDATE sessions SET max_expires_at = auth_time + 2592000 WHERE max_expires_at IS NULL",
         ]),
+        // QR-code sign-ins: the browser showing the code and the app confirming it.
+        ("v6-qr-logins", [
+            """
+            CREATE TABLE qr_logins (
+                code_hash TEXT PRIMARY KEY, pending_id_hash TEXT NOT NULL, browser_hash TEXT NOT NULL,
+                client_id TEXT NOT NULL, app_key TEXT NOT NULL, auth_service_id TEXT NOT NULL,
+                user_agent TEXT NOT NULL, accept_language TEXT, client_address TEXT,
+                state TEXT NOT NULL, session_id TEXT, subject TEXT, refusal TEXT,
+                created_at DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL)
+            """,
+            "CREATE INDEX qr_logins_expiry ON qr_logins (expires_at)",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -214,6 +214,8 @@ extension PostgresStore: MaintenanceStore {
             "DELETE FROM sso_sessions WHERE expires_at < \(now) RETURNING 1",
             "DELETE FROM one_time_grants WHERE expires_at < \(now) RETURNING 1",
             "DELETE FROM throttle WHERE expires_at < \(now) RETURNING 1",
+            // QR sign-ins are kept a day past expiry, so a late app still hears "expired".
+            "DELETE FROM qr_logins WHERE expires_at < \(now - 86_400) RETURNING 1",
         ]
         var removed = 0
         for query in counted { removed += try await rows(query).count }

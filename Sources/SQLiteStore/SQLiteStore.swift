@@ -84,90 +84,6 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE pending_authorizations (
-                    id_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
-                CREATE INDEX pending_authorizations_expiry ON pending_authorizations(expires_at);
-                CREATE TABLE authorization_codes (
-                    code_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL,
-                    used_at REAL, family_id TEXT);
-                CREATE INDEX authorization_codes_expiry ON authorization_codes(expires_at);
-                CREATE TABLE sessions (
-                    id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, user_id TEXT NOT NULL,
-                    app_key TEXT NOT NULL, auth_service_id TEXT NOT NULL, attributes BLOB NOT NULL,
-                    upstream BLOB, upstream_expires_at REAL, auth_time REAL NOT NULL, created_at REAL NOT NULL,
-                    expires_at REAL NOT NULL, revoked_at REAL, version INTEGER NOT NULL DEFAULT 0);
-                CREATE INDEX sessions_expiry ON sessions(expires_at);
-                CREATE TABLE token_families (
-                    id TEXT PRIMARY KEY NOT NULL, session_id TEXT NOT NULL, client_id TEXT NOT NULL,
-                    scope TEXT NOT NULL, nonce TEXT, created_at REAL NOT NULL, revoked_at REAL,
-                    refresh_hash TEXT UNIQUE, refresh_expires_at REAL, previous_refresh_hash TEXT,
-                    rotated_at REAL, grace_response BLOB);
-                CREATE INDEX token_families_session ON token_families(session_id);
-                CREATE INDEX token_families_previous ON token_families(previous_refresh_hash);
-                CREATE TABLE opaque_access_tokens (
-                    token_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
-                CREATE INDEX opaque_access_tokens_expiry ON opaque_access_tokens(expires_at);
-                CREATE TABLE revoked_access_tokens (jti TEXT PRIMARY KEY NOT NULL, expires_at REAL NOT NULL);
-                CREATE TABLE signing_keys (
-                    kid TEXT PRIMARY KEY NOT NULL, algorithm TEXT NOT NULL, private_key BLOB NOT NULL,
-                    created_at REAL NOT NULL, retired_at REAL, remove_after REAL);
-                """)
-        }
-        migrator.registerMigration("v2-history-sso") { db in
-            try db.execute(sql: """
-                CREATE TABLE retired_refresh_tokens (
-                    token_hash TEXT PRIMARY KEY NOT NULL, family_id TEXT NOT NULL);
-                CREATE INDEX retired_refresh_tokens_family ON retired_refresh_tokens(family_id);
-                CREATE TABLE sso_sessions (
-                    id_hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
-                CREATE INDEX sso_sessions_expiry ON sso_sessions(expires_at);
-                """)
-        }
-        migrator.registerMigration("v3-refresh-leases") { db in
-            try db.execute(sql: """
-                CREATE TABLE refresh_leases (
-                    session_id TEXT PRIMARY KEY NOT NULL, holder TEXT NOT NULL, expires_at REAL NOT NULL);
-                """)
-        }
-        migrator.registerMigration("v4-registered-clients") { db in
-            try db.execute(sql: """
-                CREATE TABLE registered_clients (
-                    client_id TEXT PRIMARY KEY NOT NULL, app_key TEXT NOT NULL, data BLOB NOT NULL,
-                    bound_subject TEXT, created_at REAL NOT NULL);
-                CREATE INDEX registered_clients_app_key ON registered_clients(app_key, created_at);
-                CREATE INDEX registered_clients_unbound ON registered_clients(created_at) WHERE bound_subject IS NULL;
-                """)
-        }
-        migrator.registerMigration("v5-one-time-grants") { db in
-            try db.execute(sql: """
-                CREATE TABLE one_time_grants (hash TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, expires_at REAL NOT NULL);
-                CREATE INDEX one_time_grants_expiry ON one_time_grants(expires_at);
-                """)
-        }
-        migrator.registerMigration("v6-families-by-client") { db in
-            // Deleting an app instance revokes its families wherever they are.
-            try db.execute(sql: "CREATE INDEX token_families_client ON token_families(client_id)")
-        }
-        migrator.registerMigration("v7-security") { db in
-            // Sessions get an absolute end (sessionMaxAge, SAML SessionNotOnOrAfter); families
-            // remember whether the client authenticated; throttling moves into storage so that it
-            // is atomic and shared by every instance.
-            try db.execute(sql: """
-                ALTER TABLE sessions ADD COLUMN max_expires_at REAL;
-                ALTER TABLE token_families ADD COLUMN client_authenticated INTEGER NOT NULL DEFAULT 0;
-                CREATE TABLE throttle (
-                    key_hash TEXT PRIMARY KEY NOT NULL, window_start REAL NOT NULL, count INTEGER NOT NULL,
-                    last_attempt REAL NOT NULL, expires_at REAL NOT NULL);
-                CREATE INDEX throttle_expiry ON throttle(expires_at);
-                UPDATE sessions SET max_expires_at = auth_time + 2592000 WHERE max_expires_at IS NULL;
-                """)
-        }
-        return migrator
-    }
 
     func encode<T: Encodable>(_ value: T) throws -> Data { try encoder.encode(value) }
     func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T { try decoder.decode(type, from: data) }
@@ -200,6 +116,8 @@ extension SQLiteStore: MaintenanceStore {
             try delete("DELETE FROM token_families WHERE session_id IN (SELECT id FROM sessions WHERE expires_at < ?)", before: now)
             try delete("DELETE FROM sessions WHERE expires_at < ?", before: now)
             try delete("DELETE FROM signing_keys WHERE remove_after IS NOT NULL AND remove_after < ?", before: now)
+            // QR sign-ins are kept a day past expiry, so a late app still hears "expired".
+            try delete("DELETE FROM qr_logins WHERE expires_at < ?", before: now - 86_400)
             return removed
         }
     }

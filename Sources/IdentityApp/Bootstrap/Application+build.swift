@@ -70,6 +70,8 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let upstream = UpstreamController(services: services)
     let sessions = SessionController(services: services)
     let registration = RegistrationController(services: services)
+    let qrLogin = QRLoginController(services: services)
+    QRLoginAPIController(services: services).register(on: router)
     upstream.registerSAML(on: router)
     registerVersioned(router) { group in
         authorize.register(on: group)
@@ -78,6 +80,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
         upstream.registerCallback(on: group)
         sessions.register(on: group)
         registration.register(on: group)
+        qrLogin.register(on: group)
     }
     // Last, so it wraps only the not-found answer (router middleware applies to routes added
     // after it): gateway requests with a method no route names.

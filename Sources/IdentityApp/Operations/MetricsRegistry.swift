@@ -30,6 +30,9 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     /// event, with zero, so dashboards and alerts see them before the first event.
     public func prepare(connectorTypes: Set<String>) {
         for event in AuditEvent.Name.allCases { _ = counter("idconnect_audit_events_total", [("event", event.rawValue)]) }
+        for kind in ["refresh_reuse", "code_replay", "qr_refused_unauthorized"] {
+            _ = counter("idconnect_security_events_total", [("kind", kind)])
+        }
         for type in connectorTypes.sorted() {
             for outcome in ["success", "rejected", "unavailable", "error", "throttled"] {
                 _ = counter("idconnect_logins_total", [("connector", type), ("outcome", outcome)])
@@ -60,6 +63,10 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
 
     public func audit(_ event: String) {
         counter("idconnect_audit_events_total", [("event", event)]).increment()
+    }
+
+    public func securityEvent(_ kind: String) {
+        counter("idconnect_security_events_total", [("kind", kind)]).increment()
     }
 
     /// A counter for other parts of the broker (audit events, metadata refreshes).

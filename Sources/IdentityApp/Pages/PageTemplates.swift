@@ -36,6 +36,7 @@ enum PageTemplates {
     <input type="password" id="password" name="password" autocomplete="current-password" required>
     <button type="submit" id="submit">Sign in</button>
     </form>
+    {{#qrStart}}<p style="text-align:center"><a id="qr-start" href="{{qrStart}}">Sign in with a QR code</a></p>{{/qrStart}}
     </main></body></html>
     """
 

@@ -12,6 +12,10 @@ struct Pages: Sendable {
     private let signedOut: MustacheTemplate
     private let accounts: MustacheTemplate
     private let logoutConfirm: MustacheTemplate
+    let qrLoginTemplate: MustacheTemplate
+    let qrRefusedTemplate: MustacheTemplate
+    let qrExpiredTemplate: MustacheTemplate
+    let qrScanHintTemplate: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -21,6 +25,10 @@ struct Pages: Sendable {
         error = try! MustacheTemplate(string: PageTemplates.error)
         accounts = try! MustacheTemplate(string: PageTemplates.accounts)
         logoutConfirm = try! MustacheTemplate(string: PageTemplates.logoutConfirm)
+        qrLoginTemplate = try! MustacheTemplate(string: PageTemplates.qrLogin)
+        qrRefusedTemplate = try! MustacheTemplate(string: PageTemplates.qrRefused)
+        qrExpiredTemplate = try! MustacheTemplate(string: PageTemplates.qrExpired)
+        qrScanHintTemplate = try! MustacheTemplate(string: PageTemplates.qrScanHint)
     }
 
     /// The `prompt=select_account` page.
@@ -37,7 +45,7 @@ struct Pages: Sendable {
     func loginPage(_ form: LoginFormModel) -> Response {
         let values: [String: Any] = [
             "title": form.heading, "heading": form.heading, "action": form.action, "csrfToken": form.csrfToken,
-            "username": form.username ?? "", "error": form.error ?? false,
+            "username": form.username ?? "", "error": form.error ?? false, "qrStart": form.qrStart ?? false,
             "stylesheet": form.stylesheet?.absoluteString ?? false,
         ]
         let origin = form.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []

@@ -10,6 +10,8 @@ public protocol BrokerMetricsSink: Sendable {
     func vault(_ operation: String)
     /// An audit event by name (`sign_in.succeeded`, `session.ended`, …).
     func audit(_ event: String)
+    /// A security event by kind (`refresh_reuse`, `code_replay`, `qr_refused_unauthorized`).
+    func securityEvent(_ kind: String)
 }
 
 /// Discards every event.
@@ -19,4 +21,5 @@ public struct NoMetrics: BrokerMetricsSink {
     public func upstreamRefresh(connector: String, outcome: String) {}
     public func vault(_ operation: String) {}
     public func audit(_ event: String) {}
+    public func securityEvent(_ kind: String) {}
 }

@@ -40,6 +40,17 @@ public struct AuditEvent: Sendable, Equatable {
     public var name: Name
     public var fields: [String: String]
 
+    /// Events that mean someone may be attacking a user: counted apart
+    /// (`idconnect_security_events_total{kind}`) so that alerts need no log search.
+    public var securityKind: String? {
+        switch name {
+        case .refreshReuseDetected: "refresh_reuse"
+        case .codeReplayed: "code_replay"
+        case .qrRefused where fields["cause"] == "unauthorized": "qr_refused_unauthorized"
+        default: nil
+        }
+    }
+
     public init(_ name: Name, _ fields: [String: String?]) {
         self.name = name
         self.fields = fields.compactMapValues { $0 }.mapValues(Self.bounded)

@@ -30,6 +30,7 @@ public struct AuditTrail: Sendable {
 
     public func record(_ event: AuditEvent) {
         metrics.audit(event.name.rawValue)
+        if let kind = event.securityKind { metrics.securityEvent(kind) }
         var metadata: Logger.Metadata = ["event": .string(event.name.rawValue)]
         for (key, value) in event.fields { metadata[key] = .string(value) }
         logger.notice("\(event.name.rawValue)", metadata: metadata)

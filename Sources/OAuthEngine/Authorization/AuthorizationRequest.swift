@@ -100,7 +100,8 @@ extension AuthorizationRequest {
             }
         }
         return AuthorizationRequest(
-            client: client, redirectURI: redirectURI, scope: Scopes.grant(parameters["scope"], within: client.instance?.scope),
+            client: client, redirectURI: redirectURI, scope: Scopes.grant(parameters["scope"], within: client.instance?.scope,
+                                                                           extra: Scopes.extra(for: client.service)),
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
             prompt: prompt, loginHint: parameters["login_hint"])
     }

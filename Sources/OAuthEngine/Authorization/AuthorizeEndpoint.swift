@@ -131,7 +131,8 @@ public struct AuthorizeEndpoint: Sendable {
     public func loginForm(id: String, client: ResolvedClient, binding: String, username: String?, error: String?) -> LoginFormModel {
         LoginFormModel(heading: client.service.name ?? "Sign in", action: tempLoginURI(id),
                        csrfToken: PendingAuthorizations.formToken(pendingId: id, browserBinding: binding),
-                       username: username, error: error, stylesheet: client.stylesheet)
+                       username: username, error: error, stylesheet: client.stylesheet,
+                       qrStart: client.service.qrLogin == nil ? nil : "\(context.issuer)/oauth/qr/start/\(id)")
     }
 
     /// The accounts this browser is signed in with for the client's auth service, each a link

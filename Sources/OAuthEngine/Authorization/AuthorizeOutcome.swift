@@ -32,6 +32,8 @@ public struct LoginFormModel: Sendable, Equatable {
     public var error: String?
     /// `customizedLogin: css`.
     public var stylesheet: URL?
+    /// "Sign in with a QR code", when the auth service has `qrLogin`.
+    public var qrStart: String?
 }
 
 /// `prompt=select_account`: the browser's accounts, each a link that signs in as it.

@@ -85,6 +85,20 @@ public struct PendingAuthorizations: Sendable {
         return SignInCompletion(redirect: redirect, session: session, browserBound: browserBound)
     }
 
+    /// Finishes a sign-in with a session that already exists (QR login: the confirming app's
+    /// session, so that ending the app's session ends this one too): consumes the pending
+    /// authorization, then stores a code for the session.
+    func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String, existing session: LoginSession,
+                  client: ResolvedClient) async throws -> SignInCompletion {
+        try binding.checkMayServe(client, subject: session.subject)
+        guard try await guarded("consume pending", { try await context.store.consumePending(idHash: pendingIdHash) }) else {
+            throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
+        }
+        let (redirect, record) = makeCode(for: pending, session: session, client: client)
+        try await guarded("store code") { try await context.store.insertCode(record) }
+        return SignInCompletion(redirect: redirect, session: session, browserBound: true)
+    }
+
     /// Issues a code for an existing sign-in (SSO) and builds the redirect back to the client.
     /// Nothing is bound here (SPEC §9.1): a code that is never redeemed gives its client nothing.
     func issueCode(_ request: AuthorizationRequest, session: LoginSession) async throws -> String {

@@ -98,6 +98,11 @@ public struct ClientDirectory: Sendable {
             }
             do {
                 let connector = try factory.makeConnector(service.provider, context: context(service))
+                if service.qrLogin != nil, !(connector is any PasswordConnector) {
+                    problems.add(ConfigProblem(location: service.location, keyPath: "\(service.keyPath).qrLogin",
+                                               reason: "QR-code sign-in is offered on the broker's login page, which "
+                                                   + "'\(service.provider.type)' does not use (static, custom, ldap, active-directory do)"))
+                }
                 return ResolvedAuthService(service: service, connector: connector, namespace: namespace)
             } catch let error as ConfigProblems {
                 problems.append(contentsOf: error.problems)

@@ -26,9 +26,12 @@ public final class BrokerEngine: Sendable {
     public let webSSO: WebSSO
     public let signingKeys: SigningKeyReloader
     public let throttle: LoginThrottle
+    public let qrBrowser: QRLoginBrowser
+    public let qrAPI: QRLoginAPI
 
     public init(issuer: String, state: EngineState, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
-                metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle()) {
+                metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
+                locator: (any AddressLocator)? = nil) {
         let live = LiveState(state)
         let audit = audit ?? AuditTrail(metrics: metrics, clock: clock)
         let context = EngineContext(issuer: issuer, store: store, clock: clock, logger: logger, metrics: metrics,
@@ -83,6 +86,8 @@ public final class BrokerEngine: Sendable {
         registration = RegistrationEndpoint(context: context, rateLimiter: rateLimiter, revocation: revocationService)
         logout = LogoutEndpoint(context: context, clients: clients, keys: keys, sso: sso)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
+        qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations)
+        qrAPI = QRLoginAPI(context: context, verifier: verifier, clients: clients, locator: locator)
     }
 
     public var issuer: String { context.issuer }

@@ -36,7 +36,8 @@ struct ClientCredentialsGrant: TokenGrant {
         } catch is SessionEnded {
             throw ended
         }
-        let scope = Scopes.grant(parameters["scope"] ?? instance.scope, within: instance.scope)
+        let scope = Scopes.grant(parameters["scope"] ?? instance.scope, within: instance.scope,
+                                 extra: Scopes.extra(for: client.service))
             .split(separator: " ").filter { $0 != "openid" && $0 != "offline_access" }.joined(separator: " ")
         return try await guarded("client credentials issuance") {
             let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,

@@ -19,7 +19,8 @@ struct PasswordGrant: TokenGrant {
         let client = authenticated.client
         let username = try parameters.require("username")
         let password = try parameters.require("password")
-        let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope)
+        let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope,
+                                 extra: Scopes.extra(for: client.service))
         let credentials = PasswordCredentials(username: username, password: password, scopes: scope.split(separator: " ").map(String.init))
         let identity = try await checker.attempt(credentials, client: client, clientAddress: clientAddress).get()
         return try await guarded("password grant issuance") {

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import Mustache
+import OAuthEngine
+import QRCode
+
+extension Pages {
+    /// The login page's QR view: the code as a PNG, scanned by the app; the page long-polls.
+    func qrLogin(_ display: QRLoginDisplay) -> Response {
+        let image: String
+        let size: Int
+        do {
+            let symbol = try QRCode.encode(display.payload, correction: .medium)
+            image = try symbol.pngDataURL(moduleSize: 6, quietZone: 4)
+            size = (symbol.size + 8) * 6
+        } catch {
+            return errorPage(.internalFailure("QR code: \(error)"))
+        }
+        let nonce = Secrets.randomToken(bytes: 16)
+        let values: [String: Any] = [
+            "title": display.heading, "heading": display.heading, "image": image, "size": size, "ttl": display.ttl,
+            "statusURL": display.statusURL, "finishURL": display.finishURL, "restartURL": display.restartURL,
+            "nonce": nonce, "stylesheet": display.stylesheet?.absoluteString ?? false,
+        ]
+        var response = Responses.html(qrLoginTemplate.render(values))
+        let styles = (["'self'", "'unsafe-inline'"] + (display.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])).joined(separator: " ")
+        response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src \(styles); img-src data:; "
+            + "script-src 'nonce-\(nonce)'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+        return response
+    }
+
+    func qrRefused(back: String) -> Response {
+        Responses.html(qrRefusedTemplate.render(["title": "Sign-in refused", "back": back]), status: .forbidden)
+    }
+
+    func qrExpired(restart: String) -> Response {
+        Responses.html(qrExpiredTemplate.render(["title": "The code has expired", "restart": restart]), status: .gone)
+    }
+
+    func qrScanHint() -> Response {
+        Responses.html(qrScanHintTemplate.render(["title": "Scan with the app"]))
+    }
+}

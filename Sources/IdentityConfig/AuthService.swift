@@ -1,0 +1,55 @@
+import Foundation
+import IdentityCore
+
+/// A Kinvey-shaped auth service (SPEC §2). Defaults per SPEC §3.4.
+public struct AuthService: Sendable {
+    public enum TokenFormat: String, Sendable { case jwt, opaque }
+    public enum CustomizedLogin: Sendable {
+        case css(URL)
+        case page(URL)
+    }
+
+    public var id: String
+    public var name: String?
+    public var redirectURIs: [String]
+    public var grantTtl: Int
+    public var tokenTtl: Int
+    public var refresh: Bool
+    public var refreshTtl: Int
+    /// Absolute bound on a sign-in: neither SSO reuse nor refresh extends a session past
+    /// sign-in + `sessionMaxAge` seconds (SPEC §9.11).
+    public var sessionMaxAge: Int
+    public var tokenFormat: TokenFormat
+    public var customizedLogin: CustomizedLogin?
+    /// Sign-in on the login page by scanning a QR code with the app (docs/qr-login.md).
+    public var qrLogin: QRLoginSettings?
+    public var provider: ProviderSettings
+    /// Where it was defined, for problems.
+    public var location: SourceLocation
+    public var keyPath: String
+
+    public static let defaultGrantTtl = 60
+    public static let defaultTokenTtl = 3600
+    public static let defaultRefreshTtl = 1_209_600
+    public static let defaultSessionMaxAge = 2_592_000
+}
+
+/// `qrLogin` of an auth service: its login page offers "Sign in with a QR code"; the app of a
+/// signed-in user scans it and confirms through the QR API (docs/qr-login.md).
+public struct QRLoginSettings: Sendable, Equatable {
+    /// Seconds a displayed code can be confirmed.
+    public var ttl: Int
+    /// What the code encodes, with `?code={uuid}` appended; nil: `<issuer>/oauth/qr`.
+    public var qrURL: URL?
+    /// The scope an app's access token needs to confirm or refuse.
+    public var scope: String
+
+    public static let defaultTTL = 120
+    public static let defaultScope = "blitz_qr_auth"
+
+    public init(ttl: Int = QRLoginSettings.defaultTTL, qrURL: URL? = nil, scope: String = QRLoginSettings.defaultScope) {
+        self.ttl = ttl
+        self.qrURL = qrURL
+        self.scope = scope
+    }
+}

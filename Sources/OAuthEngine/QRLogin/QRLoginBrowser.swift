@@ -1,0 +1,194 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import StoreContracts
+
+/// What the login page shows for a QR sign-in.
+public struct QRLoginDisplay: Sendable, Equatable {
+    /// The code (a UUID): not a secret — anyone near the screen can read it.
+    public var code: String
+    /// What the QR symbol encodes: `{qrUrl}?code={code}`.
+    public var payload: String
+    public var expiresAt: Date
+    public var ttl: Int
+    public var heading: String
+    public var stylesheet: URL?
+    /// Long-polled by the page; answers the state for the showing browser only.
+    public var statusURL: String
+    /// Where the page goes once the app answered (and the no-script "continue" link).
+    public var finishURL: String
+    /// A fresh code for the same sign-in.
+    public var restartURL: String
+}
+
+/// The state of a QR sign-in as its browser sees it.
+public enum QRLoginState: String, Sendable {
+    case pending, confirmed, refused, expired
+    /// Unknown code, or another browser asking.
+    case unknown
+}
+
+/// What finishing a QR sign-in in the browser comes to.
+public enum QRLoginFinish: Sendable {
+    /// Confirmed: back to the client with a code, as a password sign-in would.
+    case signedIn(SignInCompletion)
+    /// Not answered yet: show the code again.
+    case pending(QRLoginDisplay)
+    /// Refused by the app: an error page offering `back` (the client's redirect with `access_denied`).
+    case refused(back: String)
+    /// Timed out: offer a fresh code.
+    case expired(restart: String)
+}
+
+/// The browser's half of QR-code login (docs/qr-login.md): the login page asks for a code, waits
+/// for the app's answer, and finishes the sign-in. Every step requires the binding cookie of the
+/// browser that started the sign-in: the code on screen never completes anything by itself.
+public struct QRLoginBrowser: Sendable {
+    let context: EngineContext
+    let authorizations: PendingAuthorizations
+
+    /// How long one status request waits for an answer before saying "still pending".
+    public static let longPoll: Duration = .seconds(20)
+    static let pollInterval: Duration = .milliseconds(400)
+
+    /// A new code for pending authorization `pendingId`, shown by the browser holding
+    /// `browserBinding`. The browser's User-Agent, language and address are kept for the app's
+    /// confirmation screen.
+    public func start(pendingId: String, browserBinding: String?, userAgent: String?, acceptLanguage: String?,
+                      clientAddress: String?) async throws(AuthorizationFailure) -> QRLoginDisplay {
+        guard pendingId.utf8.count <= 128 else { throw Self.unknown }
+        return try await start(pendingIdHash: Secrets.hash(pendingId), browserBinding: browserBinding, userAgent: userAgent,
+                               acceptLanguage: acceptLanguage, clientAddress: clientAddress)
+    }
+
+    /// A fresh code for the sign-in an expired one belonged to (same browser only).
+    public func restart(code: String, browserBinding: String?, userAgent: String?, acceptLanguage: String?,
+                        clientAddress: String?) async throws(AuthorizationFailure) -> QRLoginDisplay {
+        guard let previous = await owned(code, browserBinding) else { throw Self.unknown }
+        return try await start(pendingIdHash: previous.pendingIdHash, browserBinding: browserBinding, userAgent: userAgent,
+                               acceptLanguage: acceptLanguage, clientAddress: clientAddress)
+    }
+
+    static let unknown = AuthorizationFailure.cannotRedirect(.invalidRequest("Unknown or expired sign-in; start again from the app."))
+
+    private func start(pendingIdHash: String, browserBinding: String?, userAgent: String?, acceptLanguage: String?,
+                       clientAddress: String?) async throws(AuthorizationFailure) -> QRLoginDisplay {
+        let (pending, client, settings) = try await qrPending(pendingIdHash, browserBinding)
+        let code = UUID().uuidString.lowercased()
+        let now = context.clock.now()
+        let login = QRLogin(
+            codeHash: Self.hash(code), pendingIdHash: pendingIdHash, browserHash: pending.browserHash ?? "",
+            clientId: client.clientId, appKey: client.appKey, authServiceId: client.service.id,
+            userAgent: String(decoding: (userAgent ?? "").utf8.prefix(1024), as: UTF8.self),
+            acceptLanguage: acceptLanguage.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) },
+            clientAddress: clientAddress, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(settings.ttl)))
+        do {
+            try await guarded("store QR sign-in") { try await context.store.insertQRLogin(login) }
+        } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("QR sign-in: \(error)"))
+        }
+        return display(code: code, login: login, client: client, settings: settings)
+    }
+
+    /// The sign-in's state for the browser holding `browserBinding`, waiting up to `longPoll`
+    /// while it is pending (polling storage, so the app may answer on another instance).
+    public func state(code: String, browserBinding: String?, wait: Duration = QRLoginBrowser.longPoll) async -> QRLoginState {
+        let deadline = ContinuousClock.now.advanced(by: wait)
+        while true {
+            let state = await currentState(code: code, browserBinding: browserBinding)
+            guard state == .pending, ContinuousClock.now < deadline, !Task.isCancelled else { return state }
+            try? await Task.sleep(for: Self.pollInterval)
+        }
+    }
+
+    /// Finishes the sign-in in the browser that showed the code.
+    public func finish(code: String, browserBinding: String?) async throws(AuthorizationFailure) -> QRLoginFinish {
+        guard let login = await owned(code, browserBinding),
+              let pending = try? await context.store.pending(idHash: login.pendingIdHash),
+              let client = try? await authorizations.client(for: pending), let settings = client.service.qrLogin else {
+            throw Self.unknown
+        }
+        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
+        let now = context.clock.now()
+        switch login.state {
+        case .refused:
+            _ = try? await context.store.consumePending(idHash: login.pendingIdHash)
+            return .refused(back: target.url(for: .accessDenied("The sign-in was refused in the app.")))
+        case .pending where now >= login.expiresAt:
+            return .expired(restart: restartURL(code))
+        case .pending:
+            return .pending(display(code: code, login: login, client: client, settings: settings))
+        case .confirmed:
+            guard let sessionId = login.sessionId,
+                  let session = try? await context.store.session(id: sessionId), session.isActive(at: now),
+                  session.subject == login.subject else {
+                throw .redirect(.accessDenied("The app's sign-in has ended; sign in again."), target)
+            }
+            do {
+                let completion = try await authorizations.complete(pending, consuming: login.pendingIdHash, existing: session,
+                                                                  client: client)
+                context.audit.record(AuditEvent(.signInSucceeded, [
+                    "connector": client.service.provider.type, "auth_service": client.service.id, "client": client.clientId,
+                    "address": login.clientAddress, "user": session.userId, "subject": session.subject,
+                    "session": session.id, "method": "qr"]))
+                return .signedIn(completion)
+            } catch let failure as AuthorizationFailure {
+                throw failure
+            } catch let error as OAuthError {
+                throw .redirect(error, target)
+            } catch {
+                throw .redirect(.internalFailure("QR sign-in completion: \(error)"), target)
+            }
+        }
+    }
+
+    /// Codes are stored under this hash (a UUID is short; the prefix keeps it apart from other hashes).
+    static func hash(_ code: String) -> String { Secrets.hash("qr\u{0}" + code) }
+
+    /// Whether `code` has the shape the broker gives out (a lowercase UUID).
+    static func isWellFormed(_ code: String) -> Bool {
+        code.utf8.count == 36 && UUID(uuidString: code) != nil
+    }
+
+    private func currentState(code: String, browserBinding: String?) async -> QRLoginState {
+        guard let login = await owned(code, browserBinding) else { return .unknown }
+        switch login.state {
+        case .confirmed: return .confirmed
+        case .refused: return .refused
+        case .pending: return context.clock.now() < login.expiresAt ? .pending : .expired
+        }
+    }
+
+    /// The stored sign-in of `code` when `browserBinding` is the cookie of the browser showing it.
+    private func owned(_ code: String, _ browserBinding: String?) async -> QRLogin? {
+        guard Self.isWellFormed(code), let browserBinding,
+              let login = try? await context.store.qrLogin(codeHash: Self.hash(code)),
+              Secrets.constantTimeEquals(Secrets.hash(browserBinding), login.browserHash) else { return nil }
+        return login
+    }
+
+    private func qrPending(_ pendingIdHash: String, _ browserBinding: String?) async throws(AuthorizationFailure)
+        -> (PendingAuthorization, ResolvedClient, QRLoginSettings) {
+        guard let pending = try? await context.store.pending(idHash: pendingIdHash), context.clock.now() < pending.expiresAt,
+              pending.mode == .browser, PendingAuthorizations.isStartingBrowser(pending, browserBinding),
+              let client = try? await authorizations.client(for: pending) else { throw Self.unknown }
+        guard let settings = client.service.qrLogin else {
+            throw .cannotRedirect(.invalidRequest("QR-code sign-in is not enabled for this app."))
+        }
+        return (pending, client, settings)
+    }
+
+    private func display(code: String, login: QRLogin, client: ResolvedClient, settings: QRLoginSettings) -> QRLoginDisplay {
+        let base = settings.qrURL?.absoluteString ?? "\(context.issuer)/oauth/qr"
+        return QRLoginDisplay(
+            code: code, payload: RedirectURL.build(base, [("code", code)]), expiresAt: login.expiresAt, ttl: settings.ttl,
+            heading: client.service.name ?? "Sign in", stylesheet: client.stylesheet,
+            statusURL: RedirectURL.build("\(context.issuer)/oauth/qr/status", [("code", code)]),
+            finishURL: RedirectURL.build("\(context.issuer)/oauth/qr/finish", [("code", code)]),
+            restartURL: restartURL(code))
+    }
+
+    private func restartURL(_ code: String) -> String {
+        RedirectURL.build("\(context.issuer)/oauth/qr/restart", [("code", code)])
+    }
+}
