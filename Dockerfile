@@ -12,7 +12,7 @@ RUN scripts/install-deps.sh --build-only \
 # Runtime stage: Debian slim, non-root, configuration and data as volumes.
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libsqlite3-0 libssl3 libldap-2.5-0 libxml2 libxmlsec1 libxmlsec1-openssl libqrencode4 ca-certificates \
+ && apt-get install -y --no-install-recommends libsqlite3-0 libssl3 libldap-2.5-0 libxml2 libxmlsec1 libxmlsec1-openssl libqrencode4 libmaxminddb0 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home /var/lib/idconnect idconnect \
  && mkdir -p /var/lib/idconnect /etc/idconnect \

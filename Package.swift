@@ -44,6 +44,10 @@ let package = Package(
                        providers: [.apt(["libqrencode-dev"])]),
         .target(name: "QRCode", dependencies: ["CQREncode"]),
         .target(name: "UserAgent"),
+        // Locating client addresses (server.geoip) through Debian's libmaxminddb.
+        .systemLibrary(name: "CMaxMindDB", path: "Sources/CMaxMindDB", pkgConfig: "libmaxminddb",
+                       providers: [.apt(["libmaxminddb-dev"])]),
+        .target(name: "GeoIP", dependencies: ["CMaxMindDB", "IdentityCore"]),
         .target(name: "SQLiteStore", dependencies: [
             "IdentityCore", "StoreContracts", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
@@ -58,7 +62,7 @@ let package = Package(
             .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -111,7 +115,7 @@ let package = Package(
         .testTarget(name: "UserAgentTests", dependencies: ["UserAgent"]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
-            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams",
+            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

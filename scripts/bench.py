@@ -120,6 +120,7 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     results.append(load.run_wrk("refresh (rotating)", **common, method="POST", path="/oauth/token",
                                 headers={**basic, **form}, pool=refresh_tokens,
                                 body="grant_type=refresh_token&refresh_token={}"))
+    results += qr_rows(port, common, pool_size)
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
     extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries),
               "saml": saml_verification(binaries)}
@@ -155,8 +156,23 @@ def login_rows(port, authlink_port, common, form, pool_size, ldap):
     return rows
 
 
+def qr_rows(port, common, pool_size):
+    """The QR-login mobile API: the app reading what asks to sign in (info, codes round and round)
+    and confirming (each code once), with a token that has the QR scope."""
+    token = broker.password_grant(port, "authlink", "alice", "alicepw", scope="openid blitz_qr_auth")["access_token"]
+    bearer = {"Authorization": "Bearer " + token}
+    codes = prepare(pool_size // 2, lambda _: broker.qr_code(port, "authlink"))
+    info = load.run_wrk("QR login: info", **common, path="{}", headers=bearer, cycle=True,
+                        pool=[f"/api/v3/auth/qr/{code}" for code in codes[: max(1, len(codes) // 8)]])
+    confirm = load.run_wrk("QR login: confirm", **common, method="POST", path="{}", headers=bearer,
+                           pool=[f"/api/v3/auth/qr/{code}/confirm" for code in codes])
+    return [info, confirm]
+
+
 def prepare(count, make):
-    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+    # At most 4 at once: the login throttle lets 5 attempts for one username be in flight (it
+    # counts before the identity source answers, and a success clears the count).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
         return list(pool.map(make, range(count)))
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs Tests/browser/login_test.py: the hosted login page in a real headless Chromium against
+# Runs Tests/browser/login_test.py and qr_login_test.py: the hosted login page and QR-code login
+# (decoded with zbarimg) in a real headless Chromium against
 # the built `idconnect` serving a copy of the shipped console-config.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,3 +17,4 @@ pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 "$venv/bin/python" Tests/browser/login_test.py "$base"
+"$venv/bin/python" Tests/browser/qr_login_test.py "$base"

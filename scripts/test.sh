@@ -57,6 +57,9 @@ export IDCONNECT_SAML_SP_KEY="$SAML_SP_DIR/sp.key" IDCONNECT_SAML_SP_CERT="$SAML
 export IDCONNECT_SAML_P2_METADATA=http://127.0.0.1:8490/metadata
 export IDCONNECT_SAML_P2_ENCRYPTING=http://127.0.0.1:8490/enc/aes128-gcm/metadata
 export IDCONNECT_SAML_SSP_METADATA=http://127.0.0.1:8480/saml2/idp/metadata.php
+# A small MaxMind-format database for server.geoip (QR-code login's info).
+export IDCONNECT_GEOIP_TEST_DB="$peers_dir/geoip-test.mmdb"
+.venv-peers/bin/python scripts/peers/geoip-test-db.py "$IDCONNECT_GEOIP_TEST_DB"
 
 # The suite starts well over a hundred brokers in one process, each generating an RSA-2048
 # signing key (seconds each in a debug build) on NIO's shared blocking pool, which has one thread

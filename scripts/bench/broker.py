@@ -3,7 +3,9 @@ console-config, and talks to the broker over plain HTTP (standard library only).
 
 import base64
 import http.client
+import html
 import json
+import re
 import os
 import socket
 import subprocess
@@ -36,7 +38,10 @@ def write_config(directory, broker_port, authlink_port, ldap):
                          "options": ldap["options"]},
         })
     config = {
-        "server": {"issuer": f"http://127.0.0.1:{broker_port}"},
+        # Every request comes from 127.0.0.1: the per-address limits on pre-sign-in requests would
+        # hold the benchmark back, not measure the broker.
+        "server": {"issuer": f"http://127.0.0.1:{broker_port}",
+                   "rateLimits": {"authorizationsPerMinute": 100_000_000, "registrationsPerMinute": 100_000_000}},
         "storage": "sqlite:" + os.path.join(directory, "broker.sqlite"),
         "environments": [{
             "appKey": APP_KEY, "appSecret": "${file:secrets/app}", "name": "Bench",
@@ -53,7 +58,7 @@ def write_config(directory, broker_port, authlink_port, ldap):
 def auth_service(identifier, authlink_port, token_format):
     return {
         "id": identifier, "name": identifier, "redirectUri": [REDIRECT_URI], "grantTtl": 600, "tokenTtl": 3600,
-        "refresh": True, "refreshTtl": 86400, "tokenFormat": token_format,
+        "refresh": True, "refreshTtl": 86400, "tokenFormat": token_format, "qrLogin": {"enabled": True, "ttl": 3600},
         "provider": {"type": "custom", "remoteService": f"http://127.0.0.1:{authlink_port}/login",
                      "options": {"refreshUrl": f"http://127.0.0.1:{authlink_port}/refresh"}},
     }
@@ -104,9 +109,11 @@ def client_id(service):
     return APP_KEY if service == "authlink" else f"{APP_KEY}.{service}"
 
 
-def password_grant(port, service, username, password):
-    status, _, data = request(port, "POST", "/oauth/token", headers={"Authorization": basic_header()}, form={
-        "grant_type": "password", "username": username, "password": password, "client_id": client_id(service)})
+def password_grant(port, service, username, password, scope=None):
+    form = {"grant_type": "password", "username": username, "password": password, "client_id": client_id(service)}
+    if scope:
+        form["scope"] = scope
+    status, _, data = request(port, "POST", "/oauth/token", headers={"Authorization": basic_header()}, form=form)
     if status != 200:
         raise SystemExit(f"password grant for {service} failed: {status} {data[:200]!r}")
     return json.loads(data)
@@ -118,6 +125,24 @@ def temp_login_path(port, service):
     if status != 200:
         raise SystemExit(f"automated grant start failed: {status} {data[:200]!r}")
     return urllib.parse.urlparse(json.loads(data)["temp_login_uri"]).path
+
+
+def qr_code(port, service):
+    """A QR sign-in shown by a browser: the login page, its binding cookie, the code of its QR page."""
+    query = urllib.parse.urlencode({"client_id": client_id(service), "redirect_uri": REDIRECT_URI, "response_type": "code"})
+    status, headers, page = request(port, "GET", "/oauth/auth?" + query)
+    page = page.decode()
+    cookie = (headers.get("Set-Cookie") or headers.get("set-cookie") or "").split(";")[0]
+    start = re.search(r'id="qr-start" href="([^"]+)"', page)
+    if status != 200 or not cookie or not start:
+        raise SystemExit(f"login page without a QR link: {status} {page[:200]!r}")
+    path = urllib.parse.urlparse(html.unescape(start.group(1))).path
+    status, _, page = request(port, "GET", path, headers={"Cookie": cookie})
+    page = page.decode()
+    code = re.search(r"code=([0-9a-f-]{36})", page)
+    if status != 200 or not code:
+        raise SystemExit(f"QR page without a code: {status} {page[:200]!r}")
+    return code.group(1)
 
 
 def authorization_code(port, service, username, password):

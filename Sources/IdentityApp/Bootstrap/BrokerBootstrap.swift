@@ -1,4 +1,5 @@
 import Foundation
+import GeoIP
 import IdentityConfig
 import IdentityCore
 import JOSE
@@ -74,6 +75,7 @@ public enum BrokerBootstrap {
         for warning in try preflight(config: config, storage: settings.storage) {
             logger.warning("\(warning)")
         }
+        let locator = try openLocator(config.server.geoip)
         let store = try await openStore(settings.storage)
         let vault = try openVault(config: config, storage: settings.storage, logger: logger)
         let keys = try await SigningKeyStorage.load(
@@ -86,9 +88,20 @@ public enum BrokerBootstrap {
         let audit = try AuditFile.trail(config.server.audit, metrics: metrics, clock: clock, logLevel: logger.logLevel)
         let engine = BrokerEngine(issuer: settings.issuer,
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
-                                  store: store, clock: clock, logger: logger, metrics: metrics, audit: audit)
+                                  store: store, clock: clock, logger: logger, metrics: metrics, audit: audit,
+                                  locator: locator)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
                               environment: environment, metrics: metrics)
+    }
+
+    /// The GeoIP database of `server.geoip`, opened (memory-mapped) before storage is touched.
+    static func openLocator(_ settings: GeoIPSettings?) throws -> (any AddressLocator)? {
+        guard let settings else { return nil }
+        do {
+            return try MaxMindLocator(path: settings.database)
+        } catch {
+            throw BootstrapError("server.geoip.database: \(error)")
+        }
     }
 
     public static func openStore(_ location: StorageLocation) async throws -> any BrokerStore {

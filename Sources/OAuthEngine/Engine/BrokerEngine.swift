@@ -86,7 +86,7 @@ public final class BrokerEngine: Sendable {
         registration = RegistrationEndpoint(context: context, rateLimiter: rateLimiter, revocation: revocationService)
         logout = LogoutEndpoint(context: context, clients: clients, keys: keys, sso: sso)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
-        qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations)
+        qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations, rateLimiter: rateLimiter)
         qrAPI = QRLoginAPI(context: context, verifier: verifier, clients: clients, locator: locator)
     }
 

@@ -46,6 +46,7 @@ public enum QRLoginFinish: Sendable {
 public struct QRLoginBrowser: Sendable {
     let context: EngineContext
     let authorizations: PendingAuthorizations
+    let rateLimiter: RateLimiter
 
     /// How long one status request waits for an answer before saying "still pending".
     public static let longPoll: Duration = .seconds(20)
@@ -74,6 +75,12 @@ public struct QRLoginBrowser: Sendable {
     private func start(pendingIdHash: String, browserBinding: String?, userAgent: String?, acceptLanguage: String?,
                        clientAddress: String?) async throws(AuthorizationFailure) -> QRLoginDisplay {
         let (pending, client, settings) = try await qrPending(pendingIdHash, browserBinding)
+        do {
+            // Every code is a stored row: counted like the authorization requests that store one.
+            try await rateLimiter.admit(.authorization, clientAddress: clientAddress)
+        } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("rate limit: \(error)"))
+        }
         let code = UUID().uuidString.lowercased()
         let now = context.clock.now()
         let login = QRLogin(

@@ -30,15 +30,16 @@ enum QRFlows {
     }
 
     /// Opens the login page and follows "Sign in with a QR code".
-    static func show(_ client: any TestClientProtocol) async throws -> QRBrowser {
+    static func show(_ client: any TestClientProtocol, forwardedFor: String? = nil) async throws -> QRBrowser {
         let query = formEncode([("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
                                 ("scope", "openid"), ("state", "st-1"), ("code_challenge", Flows.challenge),
                                 ("code_challenge_method", "S256")])
         let login = try await client.get("/oauth/auth?" + query)
         let cookie = try #require(login.cookies["idc_csrf"])
         let start = try #require(capture(#"id="qr-start" href="([^"]+)""#, in: login.text))
-        let page = try await client.get(pathOf(start), headers: [.cookie: "idc_csrf=\(cookie)", .userAgent: chromeOnMac,
-                                                                 .acceptLanguage: "de-CH,de;q=0.9"])
+        var headers: HTTPFields = [.cookie: "idc_csrf=\(cookie)", .userAgent: chromeOnMac, .acceptLanguage: "de-CH,de;q=0.9"]
+        if let forwardedFor { headers[.init("X-Forwarded-For")!] = forwardedFor }
+        let page = try await client.get(pathOf(start), headers: headers)
         #expect(page.status == .ok)
         let code = try #require(capture(#"data-finish="[^"]*code=([0-9a-f-]{36})""#, in: page.text))
         return QRBrowser(cookie: cookie, code: code, page: page)
