@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validate and code-exchange throughput on SQLite vs PostgreSQL storage (SPEC §7, §8).
+"""Validate and code-exchange throughput on SQLite vs PostgreSQL storage
+(docs/benchmarks.md, "SQLite and PostgreSQL").
 
     IDCONNECT_POSTGRES_URL=postgres://… scripts/bench-storage.py [--duration 10] [--codes 3000] [--pool 10] [--configuration debug]
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""The benchmark suite (SPEC §8): starts the broker (release build) on a temporary config with the
-sample AuthLink, loads it over loopback with wrk, and prints one table with the baselines and the
-ratios that matter. `--smoke` runs every scenario for a moment on the debug build (CI keeps it
-working); the numbers of a smoke run mean nothing.
+"""The benchmark suite (docs/benchmarks.md): starts the broker (release build) on a temporary config
+with the sample AuthLink, loads it over loopback with wrk, and prints one table with the baselines
+and the ratios that matter. `--smoke` runs every scenario for a moment on the debug build (CI keeps
+it working); the numbers of a smoke run mean nothing.
 
     scripts/bench.py                 # full run, ~5 minutes
     scripts/bench.py --smoke         # ~1 minute, exits 1 when a scenario fails

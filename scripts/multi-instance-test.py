@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Two real `idconnect serve` processes on one PostgreSQL database behave as one service (SPEC §7).
+"""Two real `idconnect serve` processes on one PostgreSQL database behave as one service
+(docs/operations.md, "Several instances on one database").
 
     scripts/multi-instance-test.py BIN        (BIN: the built idconnect binary)
 

@@ -68,7 +68,8 @@ export IDCONNECT_GEOIP_TEST_DB="$peers_dir/geoip-test.mmdb"
 # generation at start, not a hundred.)
 NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=8 swift test --skip-build
 scripts/smoke.sh
-# Pre-authentication floods against the real binary: memory and storage stay bounded (SPEC §9.13).
+# Pre-authentication floods against the real binary: memory and storage stay bounded
+# (docs/security.md, rule 13).
 python3 scripts/security/flood-check.py "$(swift build --show-bin-path)/idconnect"
 python3 scripts/multi-instance-test.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh

@@ -1,8 +1,9 @@
 import Foundation
 import IdentityCore
 
-/// How an AuthLink's answer to a login or refresh call reads, per SPEC §6.6. Shared by the
-/// connector and by `idconnect authlink check`, so both judge answers the same way.
+/// How an AuthLink's answer to a login or refresh call reads, per
+/// docs/connectors/authlink.md, "The contract". Shared by the connector and by
+/// `idconnect authlink check`, so both judge answers the same way.
 public enum AuthLinkAnswer: Sendable, Equatable {
     /// 200 `{"authenticated": true, "token": …, "refresh_token"?, "expires_in"?, …extra}`.
     case authenticated(token: String, refreshToken: String?, expiresIn: Double?, extra: [String: JSONValue])

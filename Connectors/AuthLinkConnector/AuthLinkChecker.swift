@@ -3,7 +3,7 @@ import Foundation
 import IdentityCore
 
 /// Calls an AuthLink the way the broker would and says, case by case, whether its answers follow
-/// SPEC §6.6 (`idconnect authlink check`).
+/// docs/connectors/authlink.md, "Checking an AuthLink" (`idconnect authlink check`).
 public struct AuthLinkChecker: Sendable {
     public struct Case: Sendable {
         public var name: String

@@ -3,7 +3,8 @@ import Foundation
 import IdentityCore
 
 /// The `custom` connector: an AuthLink HTTP microservice checks the password and hands back a
-/// token the broker keeps sealed and forwards to data links (SPEC §6.6).
+/// token the broker keeps sealed and forwards to data links
+/// (docs/connectors/authlink.md, "The contract").
 final class AuthLinkConnector: PasswordConnector, RefreshingConnector {
     let loginURL: String
     let refreshURL: String?
@@ -36,7 +37,8 @@ final class AuthLinkConnector: PasswordConnector, RefreshingConnector {
 
     func refresh(userId: String, upstream: UpstreamToken) async throws -> RefreshOutcome {
         guard let refreshURL else { return .ended(reason: "The AuthLink session expired and cannot be refreshed; sign in again.") }
-        // SPEC §6.6: when expires_in came without a refresh_token, the token itself is sent.
+        // docs/connectors/authlink.md, "The contract": when expires_in came without a
+        // refresh_token, the token itself is sent.
         let presented = upstream.refreshToken ?? upstream.token
         let answer = try await http.postJSON(refreshURL, ["refresh_token": presented, "grant_type": "refresh_token"],
                                              headers: headers, what: "AuthLink service")

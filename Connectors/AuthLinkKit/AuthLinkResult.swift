@@ -2,7 +2,7 @@ import Foundation
 import IdentityCore
 
 /// What an AuthLink handler decides; AuthLinkKit turns it into the exact JSON and status the
-/// broker expects (SPEC §6.6).
+/// broker expects (docs/connectors/authlink.md, "Writing one with AuthLinkKit").
 public enum AuthLinkResult: Sendable, Equatable {
     /// 200 `{"authenticated": true, "token", "refresh_token"?, "expires_in"?, …attributes}`.
     /// Attributes become user attributes at the broker (subject to `allowedAttributes`);

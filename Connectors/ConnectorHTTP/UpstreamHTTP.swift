@@ -6,8 +6,9 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 /// HTTP calls from connectors to identity sources: bounded time, bounded answers, no redirects
-/// followed, and transport problems turned into ``ConnectorFailure`` (SPEC §6: connect 5 s,
-/// total 15 s by default).
+/// followed, and transport problems turned into ``ConnectorFailure``
+/// (docs/connectors/authlink.md, "Options"; docs/connectors/oauth2-oidc.md, "Options";
+/// docs/connectors/saml-wrap.md, "Options": connect 5 s, total 15 s by default).
 public struct UpstreamHTTP: Sendable {
     /// One client for every connector: connection pooling across auth services. Never shut down
     /// (it lives as long as the process). Its read timeout is the largest `options.timeout` a

@@ -2,7 +2,8 @@ import IdentityCore
 import LDAPClient
 
 /// Active Directory specifics: how a typed username becomes a bind name and a lookup filter, and
-/// what AD's bind error sub-codes mean (SPEC §6.3).
+/// what AD's bind error sub-codes mean
+/// (docs/connectors/active-directory.md, "How a sign-in works").
 enum ActiveDirectory {
     /// How to bind and then find the account for a username typed as `alice`,
     /// `alice@corp.example.org` or `CORP\alice`.

@@ -28,9 +28,10 @@ extension DirectoryConnector {
     /// `active-directory`: AD checks the password and the account state, answering a refused
     /// bind with a data code. With a service account the account is found first (by
     /// `sAMAccountName` or `userPrincipalName`) and its DN binds, so the account whose attributes
-    /// are used is by construction the one that proved the password (SPEC §9.17); without one,
-    /// the user binds as the UPN or `DOMAIN\user`, the account is read on that connection and
-    /// confirmed (Who am I?, or a bind as the DN read). Disabled accounts are refused.
+    /// are used is by construction the one that proved the password (docs/security.md, rule 17);
+    /// without one, the user binds as the UPN or `DOMAIN\user`, the account is read on that
+    /// connection and confirmed (Who am I?, or a bind as the DN read). Disabled accounts are
+    /// refused.
     func activeDirectoryLogin(username: String, password: String) async throws -> Verdict {
         guard let login = ActiveDirectory.login(for: username, domain: options.domain, netbiosDomain: options.netbiosDomain) else {
             return .rejected(LoginRejection(.invalidCredentials))
@@ -62,8 +63,9 @@ extension DirectoryConnector {
 
     /// Binds as the user, then reads the account and its groups: with the service account when
     /// there is one, otherwise as the user on the same connection. The account read must be the
-    /// one that bound (SPEC §9.17): the server's "Who am I?" answer for the user's connection is
-    /// compared with the entry found, and a mismatch is refused like a wrong password.
+    /// one that bound (docs/security.md, rule 17): the server's "Who am I?" answer for the user's
+    /// connection is compared with the entry found, and a mismatch is refused like a wrong
+    /// password.
     private func bindThenRead(bindName: String, password: String, base: String, scope: LDAPScope, filter: String,
                               username: String, refusal: @escaping @Sendable (LDAPError) -> LoginRejection) async throws -> Verdict {
         let read: @Sendable (LDAPHandle, String?) throws -> Verdict = { [self] handle, boundAs in

@@ -3,10 +3,11 @@ import IdentityCore
 import LDAPClient
 import Logging
 
-/// The `ldap` and `active-directory` connectors (SPEC §6.2, §6.3): a password is checked by
-/// binding as the user; the account, its attributes and groups are read with the service
-/// account (or as the user in direct-bind setups without one). Two connection pools per auth
-/// service: one stays bound as the service account for searches, the other does user binds.
+/// The `ldap` and `active-directory` connectors (docs/connectors/ldap.md;
+/// docs/connectors/active-directory.md): a password is checked by binding as the user; the account,
+/// its attributes and groups are read with the service account (or as the user in direct-bind
+/// setups without one). Two connection pools per auth service: one stays bound as the service
+/// account for searches, the other does user binds.
 final class DirectoryConnector: PasswordConnector, RefreshingConnector {
     let options: DirectoryOptions
     let searchPool: LDAPConnectionPool
@@ -55,8 +56,9 @@ final class DirectoryConnector: PasswordConnector, RefreshingConnector {
         return username
     }
 
-    /// SPEC §4: re-checks the account with the service bind once the upstream TTL has run out.
-    /// A deleted (or, on AD, disabled) account ends the session.
+    /// docs/connectors/ldap.md, "Sessions: the re-check": re-checks the account with the service
+    /// bind once the upstream TTL has run out. A deleted (or, on AD, disabled) account ends the
+    /// session.
     func refresh(userId: String, upstream: UpstreamToken) async throws -> RefreshOutcome {
         guard options.service != nil, let dn = upstream.extra["dn"] else {
             return .ended(reason: "The directory sign-in cannot be re-checked; sign in again.")

@@ -1,9 +1,10 @@
 import LDAPClient
 
 /// Whether the account a user bound as is the account whose attributes and groups the broker
-/// is about to use (SPEC §9.17). AD binds with one spelling of a name (UPN, `DOMAIN\name`) and
-/// the account is then looked up by another (`sAMAccountName`, `userPrincipalName`): two
-/// accounts could answer to them. The server's "Who am I?" (RFC 4532) names the bound one.
+/// is about to use (docs/security.md, rule 17). AD binds with one spelling of a name (UPN,
+/// `DOMAIN\name`) and the account is then looked up by another (`sAMAccountName`,
+/// `userPrincipalName`): two accounts could answer to them. The server's "Who am I?" (RFC 4532)
+/// names the bound one.
 enum DirectoryIdentity {
     /// `boundAs` is the Who-am-I answer: `dn:<DN>` or `u:[DOMAIN\]<name>`; nil when the server
     /// gave none, where the read itself is the check (a direct bind reads the bound DN).

@@ -2,7 +2,7 @@ import IdentityCore
 import LDAPClient
 
 /// The settings both directory connectors share, read from `remoteService`, `authentication`
-/// and `options` (SPEC §6.2, §6.3).
+/// and `options` (docs/connectors/ldap.md; docs/connectors/active-directory.md).
 struct DirectoryOptions: Sendable {
     enum Kind: Sendable { case ldap, activeDirectory }
 
@@ -30,7 +30,8 @@ struct DirectoryOptions: Sendable {
     var netbiosDomain: String?
     /// AD: expand nested groups through LDAP_MATCHING_RULE_IN_CHAIN.
     var nestedGroups: Bool
-    /// Seconds until the account is re-checked with the service bind (the upstream TTL, SPEC §4).
+    /// Seconds until the account is re-checked with the service bind (the upstream TTL,
+    /// docs/connectors/ldap.md, "Sessions: the re-check").
     var recheckInterval: Int
 
     /// Every attribute a user lookup asks for.

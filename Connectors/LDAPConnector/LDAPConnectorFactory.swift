@@ -1,6 +1,7 @@
 import IdentityCore
 
-/// Builds `ldap` and `active-directory` connectors (SPEC §6.2, §6.3).
+/// Builds `ldap` and `active-directory` connectors (docs/connectors/ldap.md;
+/// docs/connectors/active-directory.md).
 ///
 /// ```yaml
 /// provider:

@@ -3,7 +3,7 @@ import Foundation
 import IdentityCore
 import NIOCore
 
-/// Builds `oauth2` and `openid-connect` connectors (SPEC §6.5).
+/// Builds `oauth2` and `openid-connect` connectors (docs/connectors/oauth2-oidc.md).
 ///
 /// ```yaml
 /// provider:

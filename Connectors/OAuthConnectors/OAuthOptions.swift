@@ -2,8 +2,8 @@ import Foundation
 import IdentityCore
 import JOSE
 
-/// The typed `provider` options of the `oauth2` and `openid-connect` connectors (SPEC §6.5),
-/// with Kinvey MIC's key names.
+/// The typed `provider` options of the `oauth2` and `openid-connect` connectors
+/// (docs/connectors/oauth2-oidc.md, "Options"), with Kinvey MIC's key names.
 struct OAuthOptions: Sendable {
     enum GrantType: String, Sendable { case authorizationCode = "authorization_code", password }
 

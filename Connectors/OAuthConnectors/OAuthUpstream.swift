@@ -3,7 +3,8 @@ import Foundation
 import IdentityCore
 
 /// What the `oauth2` and `openid-connect` connectors share: endpoints, the token endpoint, turning
-/// a token response into an identity, and upstream refresh (SPEC §4, §6.5).
+/// a token response into an identity, and upstream refresh
+/// (docs/connectors/oauth2-oidc.md, "Sessions: upstream refresh").
 final class OAuthUpstream: Sendable {
     let options: OAuthOptions
     let tokenClient: TokenEndpointClient

@@ -28,8 +28,8 @@ struct TokenEndpointClient: Sendable {
         case refused(error: String, description: String?)
     }
 
-    /// Client authentication (SPEC §6.5): the secret in the body when
-    /// `includeClientSecretInTokenRequest`, HTTP Basic otherwise; `client_id` in the body when
+    /// Client authentication (docs/connectors/oauth2-oidc.md, "Options"): the secret in the body
+    /// when `includeClientSecretInTokenRequest`, HTTP Basic otherwise; `client_id` in the body when
     /// `includeClientIdInTokenRequest`, when the secret goes in the body, or for a public client.
     func authentication() -> (fields: [(String, String)], headers: [(String, String)]) {
         var fields: [(String, String)] = []

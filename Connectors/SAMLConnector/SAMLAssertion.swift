@@ -12,7 +12,7 @@ struct SAMLAssertion: Sendable, Equatable {
     var attributes: [String: JSONValue]
     /// When the IdP ends the sign-in: the AuthnStatement's `SessionNotOnOrAfter`, when present.
     /// The `NotOnOrAfter` of Conditions and SubjectConfirmationData only bound when the Response
-    /// may be accepted at the ACS; they never end a session (SPEC §4).
+    /// may be accepted at the ACS; they never end a session (docs/connectors/saml.md, "Sessions").
     var sessionEnd: Date?
     /// How long the assertion id must be remembered.
     var replayExpiry: Date

@@ -2,8 +2,8 @@ import CryptoExtras
 import Foundation
 import IdentityCore
 
-/// `saml-redirect` and `saml-post` (SPEC §6.4): SP-initiated sign-in at a SAML 2.0 IdP. The
-/// AuthnRequest goes out over HTTP-Redirect or HTTP-POST; the Response comes back to
+/// `saml-redirect` and `saml-post` (docs/connectors/saml.md): SP-initiated sign-in at a SAML 2.0
+/// IdP. The AuthnRequest goes out over HTTP-Redirect or HTTP-POST; the Response comes back to
 /// `POST /saml/acs` and is checked by ``SAMLResponseValidator`` on the blocking-work pool.
 struct SAMLConnector: RedirectConnector, MetadataPublishingConnector, LogoutRedirectingConnector {
     let options: SAMLOptions

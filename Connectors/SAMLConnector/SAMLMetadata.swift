@@ -1,6 +1,7 @@
 import Foundation
 
-/// The SP metadata an IdP administrator imports (SPEC §6.4: `/saml/metadata`).
+/// The SP metadata an IdP administrator imports
+/// (docs/connectors/saml.md, "Registering the broker at the IdP": `/saml/metadata`).
 enum SAMLMetadata {
     static func document(_ options: SAMLOptions) -> String {
         let keys = options.spCertificate.map { pem -> String in

@@ -1,7 +1,8 @@
 import Foundation
 import IdentityCore
 
-/// The typed `provider` options of `saml-redirect` and `saml-post` (SPEC §6.4).
+/// The typed `provider` options of `saml-redirect` and `saml-post`
+/// (docs/connectors/saml.md, "Options").
 struct SAMLOptions: Sendable {
     enum Binding: Sendable { case redirect, post }
 

@@ -11,9 +11,10 @@ struct SAMLRejection: Error, Equatable {
     static func invalid(_ message: String) -> SAMLRejection { SAMLRejection(fromIdP: false, message: message) }
 }
 
-/// Checks a SAML `Response` exactly as SPEC §6.4 lists: signature with the configured
-/// certificates only, the signed element being the one used, InResponseTo, Destination,
-/// Recipient, Audience, time conditions with skew, and decryption of `EncryptedAssertion`.
+/// Checks a SAML `Response` exactly as docs/connectors/saml.md, "What the ACS checks", lists:
+/// signature with the configured certificates only, the signed element being the one used,
+/// InResponseTo, Destination, Recipient, Audience, time conditions with skew, and decryption of
+/// `EncryptedAssertion`.
 struct SAMLResponseValidator: Sendable {
     /// What the response must match.
     struct Expectation: Sendable {

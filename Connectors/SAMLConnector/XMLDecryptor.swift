@@ -1,7 +1,8 @@
 import CXMLSec
 import Foundation
 
-/// Decrypts a SAML `EncryptedAssertion` with the SP's private key (SPEC §6.4).
+/// Decrypts a SAML `EncryptedAssertion` with the SP's private key
+/// (docs/connectors/saml.md, "What the ACS checks").
 ///
 /// Only these algorithms are accepted: AES-CBC or AES-GCM for the data, RSA-OAEP for the key
 /// (RSA PKCS#1 v1.5 key transport is refused: it is open to padding-oracle attacks).

@@ -11,10 +11,10 @@ enum XMLNamespace {
 
 /// A parsed XML document owned by one operation (libxml2 documents are not shared across threads).
 ///
-/// Parsing is locked down (SPEC §6.4): no network, no DTD loading, no entity substitution, and a
-/// document carrying any DOCTYPE is refused outright (SAML never needs one, and it is where
-/// entity-expansion and XXE attacks live). Duplicate `ID` values are refused too, so an ID
-/// reference in a signature can only ever mean one element.
+/// Parsing is locked down (docs/connectors/saml.md, "What the ACS checks"): no network, no DTD
+/// loading, no entity substitution, and a document carrying any DOCTYPE is refused outright (SAML
+/// never needs one, and it is where entity-expansion and XXE attacks live). Duplicate `ID` values
+/// are refused too, so an ID reference in a signature can only ever mean one element.
 final class XMLDocument {
     /// Largest document accepted (decoded bytes).
     static let maximumSize = 512 * 1024

@@ -7,8 +7,9 @@ public struct XMLSecurityError: Error, Equatable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// libxml2 + xmlsec1 initialised once per process, before first use (SPEC §6.4, DESIGN §5):
-/// no network access and no external entities for any parse, xmlsec's stderr output off.
+/// libxml2 + xmlsec1 initialised once per process, before first use (docs/connectors/saml.md,
+/// DESIGN §5): no network access and no external entities for any parse, xmlsec's stderr output
+/// off.
 enum XMLSecurityLibrary {
     private static let ready: Result<Void, XMLSecurityError> = {
         xmlInitParser()

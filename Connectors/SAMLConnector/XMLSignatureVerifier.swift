@@ -3,11 +3,11 @@ import Foundation
 
 /// Verifies the enveloped XML signature of one element with pinned keys only.
 ///
-/// What makes it safe against signature wrapping (SPEC §6.4): the signature must be a direct
-/// child of the element the caller is about to use; it must hold exactly one reference, a
-/// same-document one, equal to `#<that element's ID>`; IDs are unique in the document
-/// (``XMLDocument``); the key comes from configuration, never from `KeyInfo`; and only allow-listed
-/// algorithms run (SHA-1 only when the auth service enables it).
+/// What makes it safe against signature wrapping (docs/connectors/saml.md, "What the ACS checks"):
+/// the signature must be a direct child of the element the caller is about to use; it must hold
+/// exactly one reference, a same-document one, equal to `#<that element's ID>`; IDs are unique in
+/// the document (``XMLDocument``); the key comes from configuration, never from `KeyInfo`; and only
+/// allow-listed algorithms run (SHA-1 only when the auth service enables it).
 struct XMLSignatureVerifier: Sendable {
     let keys: [XMLSecurityKey]
     let allowSHA1: Bool

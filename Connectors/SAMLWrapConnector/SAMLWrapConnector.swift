@@ -4,8 +4,9 @@ import IdentityCore
 
 /// The `saml-wrap` connector: OAuth WRAP v0.9 username/password profile (§5.1). The broker posts
 /// `wrap_name`, `wrap_password`, `wrap_scope`; `wrap_access_token` and
-/// `wrap_access_token_expires_in` become the upstream token (SPEC §6.7). A `wrap_refresh_token`,
-/// when the server issues one, renews it.
+/// `wrap_access_token_expires_in` become the upstream token
+/// (docs/connectors/saml-wrap.md, "The exchange"). A `wrap_refresh_token`, when the server issues
+/// one, renews it.
 final class SAMLWrapConnector: PasswordConnector, RefreshingConnector {
     let url: String
     let scope: String?

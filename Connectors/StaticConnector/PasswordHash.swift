@@ -3,8 +3,9 @@ import CryptoExtras
 import Foundation
 import IdentityCore
 
-/// A PHC-format password hash (SPEC §6.1): `$pbkdf2-sha256$i=N$salt$hash` or
-/// `$scrypt$ln=L,r=R,p=P$salt$hash`, salt and hash in standard base64 without padding.
+/// A PHC-format password hash (docs/connectors/static.md, "Password hashes"):
+/// `$pbkdf2-sha256$i=N$salt$hash` or `$scrypt$ln=L,r=R,p=P$salt$hash`, salt and hash in standard
+/// base64 without padding.
 public struct PasswordHash: Sendable, Equatable {
     public enum Scheme: Sendable, Equatable {
         case pbkdf2SHA256(iterations: Int)

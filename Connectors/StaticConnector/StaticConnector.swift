@@ -8,7 +8,7 @@ struct StaticUser: Sendable {
     var attributes: [String: JSONValue]
 }
 
-/// Users listed in the configuration (SPEC §6.1). For demos and tests.
+/// Users listed in the configuration (docs/connectors/static.md). For demos and tests.
 ///
 /// Hash checks run on the blocking pool. Unknown usernames still pay for one hash check, so the
 /// time taken does not tell which usernames exist.

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityCore
 
-/// A Kinvey-shaped auth service (SPEC §2). Defaults per SPEC §3.4.
+/// A Kinvey-shaped auth service, with its defaults (docs/configuration.md, "Auth services").
 public struct AuthService: Sendable {
     public enum TokenFormat: String, Sendable { case jwt, opaque }
     public enum CustomizedLogin: Sendable {
@@ -17,7 +17,7 @@ public struct AuthService: Sendable {
     public var refresh: Bool
     public var refreshTtl: Int
     /// Absolute bound on a sign-in: neither SSO reuse nor refresh extends a session past
-    /// sign-in + `sessionMaxAge` seconds (SPEC §9.11).
+    /// sign-in + `sessionMaxAge` seconds (docs/security.md, rule 11).
     public var sessionMaxAge: Int
     public var tokenFormat: TokenFormat
     public var customizedLogin: CustomizedLogin?

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityCore
 
-/// The whole `console-config/` directory, read and checked (SPEC §2).
+/// The whole `console-config/` directory, read and checked (docs/configuration.md).
 public struct BrokerConfig: Sendable {
     public var server: ServerSettings
     /// `sqlite:PATH` or `postgres://...`; `nil` means the built-in default.
@@ -33,9 +33,10 @@ public struct ServerSettings: Sendable {
     public var port: Int?
     /// Reverse proxies whose `X-Forwarded-For` is believed (login throttling by address).
     public var trustedProxies: [IPAddressRange]
-    /// Connection limits (`server.http`, SPEC §9.8).
+    /// Connection limits (`server.http`, docs/security.md, rule 8).
     public var http: HTTPLimits
-    /// Per-address limits on work anyone can ask for before signing in (`server.rateLimits`, SPEC §9.6, §9.13).
+    /// Per-address limits on work anyone can ask for before signing in (`server.rateLimits`,
+    /// docs/security.md, rules 6 and 13).
     public var rateLimits: RateLimits
     /// Where audit events go besides the log (`server.audit`).
     public var audit: AuditSettings
@@ -84,8 +85,8 @@ public struct AuditSettings: Sendable, Equatable {
 }
 
 /// `server.http`: how long a client may take to send a request head, how long an idle
-/// keep-alive connection stays open, and how large a head may be (SPEC §9.8). Slow or idle
-/// connections cost a descriptor, not a thread; these bound how many a client can hold.
+/// keep-alive connection stays open, and how large a head may be (docs/security.md, rule 8). Slow
+/// or idle connections cost a descriptor, not a thread; these bound how many a client can hold.
 public struct HTTPLimits: Sendable, Equatable {
     /// Seconds from a request's first byte until its head must be complete (else 408, closed).
     public var headTimeout: Int
@@ -120,7 +121,8 @@ public struct RateLimits: Sendable, Equatable {
     }
 }
 
-/// One vault key: the first one seals, every one opens (SPEC §2, §4).
+/// One vault key: the first one seals, every one opens (docs/configuration.md, "vault";
+/// docs/operations.md, "Vault").
 public struct VaultKeySetting: Sendable {
     public var id: String
     /// 32 bytes of key material.
@@ -144,7 +146,8 @@ public struct Organization: Sendable {
     public var keyPath: String
 }
 
-/// An environment: an app's App Key, its secret and its auth services (SPEC §2).
+/// An environment: an app's App Key, its secret and its auth services
+/// (docs/configuration.md, "Environments").
 public struct Environment: Sendable {
     public enum ValidateAuth: String, Sendable { case optional, required }
 
@@ -161,7 +164,7 @@ public struct Environment: Sendable {
     public var keyPath: String
 }
 
-/// Dynamic registration of mobile app instances (SPEC §3.8).
+/// Dynamic registration of mobile app instances (docs/configuration.md, "registration").
 public struct RegistrationSettings: Sendable {
     public var initialAccessTokens: [String]
     /// software_id → whom to trust for that software's statements.
@@ -181,7 +184,7 @@ public struct SoftwareStatementTrust: Sendable, Equatable {
     }
 }
 
-/// A backend the gateway forwards to (SPEC §5).
+/// A backend the gateway forwards to (docs/configuration.md, "dataLinks").
 public struct DataLink: Sendable {
     public var name: String
     public var url: URL

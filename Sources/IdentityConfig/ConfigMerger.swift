@@ -1,6 +1,7 @@
 import IdentityCore
 
-/// Merges the top-level maps of several files (SPEC §2: "a directory of YAML files, merged").
+/// Merges the top-level maps of several files (docs/configuration.md, "The directory":
+/// "a directory of YAML files, merged").
 ///
 /// Lists under `organizations` and `environments` are concatenated; maps are merged key by
 /// key; the same scalar set in two files is a problem naming both.

@@ -1,7 +1,7 @@
 import IdentityCore
 
 /// Checks that need the whole configuration: unique ids, references that must resolve,
-/// storage URLs this build understands (SPEC §2).
+/// storage URLs this build understands (docs/configuration.md).
 struct ConfigValidator {
     let problems: ProblemSink
 

@@ -1,7 +1,7 @@
 import Foundation
 import IdentityCore
 
-/// Resolves `${env:NAME}` and `${file:PATH}` references (SPEC §2).
+/// Resolves `${env:NAME}` and `${file:PATH}` references (docs/configuration.md, "References").
 ///
 /// References are swapped for plain placeholder words before YAML parsing, so they may stand
 /// anywhere a word may (also inside flow collections like `[ ${env:IAT} ]`, where `{` would

@@ -77,9 +77,9 @@ public struct PostgresSettings: Sendable, Equatable {
     }
 
     /// A warning when the database is on another machine and the URL does not ask for a
-    /// verified connection (SPEC §9.16): without `sslmode=verify-full` (or `verify-ca`) a reader
-    /// of the URL cannot tell that nobody on the path can read or change what the broker stores.
-    /// Nil on loopback or with verify-full / verify-ca.
+    /// verified connection (docs/security.md, rule 16): without `sslmode=verify-full` (or
+    /// `verify-ca`) a reader of the URL cannot tell that nobody on the path can read or change what
+    /// the broker stores. Nil on loopback or with verify-full / verify-ca.
     public var unverifiedRemoteWarning: String? {
         guard sslModeName != "verify-full", sslModeName != "verify-ca", !Self.isLoopback(host) else { return nil }
         return "PostgreSQL at \(location) is reached with sslmode=\(sslModeName); use sslmode=verify-full "

@@ -5,8 +5,9 @@ import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 
-/// Shared storage for any number of broker instances (SPEC §7): every role of ``BrokerStore`` on
-/// one PostgreSQL database, through a postgres-nio connection pool.
+/// Shared storage for any number of broker instances
+/// (docs/operations.md, "Several instances on one database"): every role of ``BrokerStore`` on one
+/// PostgreSQL database, through a postgres-nio connection pool.
 ///
 /// The SQL stays within what PostgreSQL-compatible distributed databases (CockroachDB, YugabyteDB)
 /// also run: single-use and compare-and-swap updates are conditional `UPDATE`s, exclusive work is

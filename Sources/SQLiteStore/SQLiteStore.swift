@@ -3,7 +3,8 @@ import GRDB
 import StoreContracts
 import IdentityCore
 
-/// The default backend: one SQLite file in WAL mode, migrated on open (SPEC §7).
+/// The default backend: one SQLite file in WAL mode, migrated on open
+/// (docs/operations.md, "SQLite").
 ///
 /// GRDB runs statements on its own dispatch queues; writes and scans use `async` access, which
 /// suspends the caller instead of blocking a cooperative or event-loop thread. The few indexed
@@ -17,8 +18,8 @@ public final class SQLiteStore: Sendable {
 
     /// Opens (creating directories and the file as needed) and migrates the database at `path`.
     /// The directory it creates is the broker's alone (0700) and the database with its `-wal` and
-    /// `-shm` files are readable by the broker's user only (0600, SPEC §9.16): sessions hold
-    /// personal data. SQLite gives the journal files the database file's mode.
+    /// `-shm` files are readable by the broker's user only (0600, docs/security.md, rule 16):
+    /// sessions hold personal data. SQLite gives the journal files the database file's mode.
     public init(path: String) throws {
         let url = URL(fileURLWithPath: path)
         try Self.preparePrivateFiles(url)

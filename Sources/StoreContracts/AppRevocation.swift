@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Several apps may hold token families in one sign-in session (SSO, `css`). Revoking one app's
 /// family leaves the others alone; the session — and with it the sealed upstream token — ends
-/// once no live family is left in it (SPEC §3.3, §3.6, §3.8). Logout, a definitive upstream
-/// refusal and the session's own end still end everything (`SessionStore.revokeSession`).
+/// once no live family is left in it (docs/protocol.md, "POST /oauth/revoke"). Logout, a definitive
+/// upstream refusal and the session's own end still end everything (`SessionStore.revokeSession`).
 public struct AppRevocation: Sendable {
     let store: any BrokerStore
     /// How long after its last issuance a family's access tokens may still be valid (the longest

@@ -23,9 +23,10 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var nonce: String?
     public var codeChallenge: String?
     public var mode: Mode
-    /// Hash of the browser binding cookie of the browser that started it (SPEC §9.4, §9.10): the
-    /// login form, the upstream callback and the SAML ACS finish it only in that browser, and only
-    /// that browser gets the SSO cookie. Nil for the API-mode temp login URI.
+    /// Hash of the browser binding cookie of the browser that started it
+    /// (docs/security.md, rules 4 and 10): the login form, the upstream callback and the SAML ACS
+    /// finish it only in that browser, and only that browser gets the SSO cookie. Nil for the
+    /// API-mode temp login URI.
     public var browserHash: String?
     public var prompt: String?
     public var loginHint: String?
@@ -61,7 +62,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     }
 }
 
-/// An authorization code, stored under its hash. Single use (SPEC §3.3).
+/// An authorization code, stored under its hash. Single use
+/// (docs/protocol.md, "POST /oauth/token").
 public struct AuthorizationCode: Sendable, Codable, Equatable {
     public var hash: String
     public var clientId: String

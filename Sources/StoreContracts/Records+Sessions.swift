@@ -1,7 +1,8 @@
 import Foundation
 import IdentityCore
 
-/// A sign-in at an identity source (SPEC §4): who, what the source said, the sealed upstream token.
+/// A sign-in at an identity source (docs/protocol.md, "Sessions and upstream tokens"): who, what
+/// the source said, the sealed upstream token.
 public struct LoginSession: Sendable, Equatable {
     public var id: String
     /// The broker's stable subject for (auth service, upstream user id).

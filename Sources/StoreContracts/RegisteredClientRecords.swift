@@ -1,7 +1,8 @@
 import Foundation
 
-/// A dynamically registered mobile app instance (SPEC §3.8): one installed copy of an app with its
-/// own credentials. Its client secret and registration access token are kept only as hashes.
+/// A dynamically registered mobile app instance (docs/protocol.md, "Mobile app instances"): one
+/// installed copy of an app with its own credentials. Its client secret and registration access
+/// token are kept only as hashes.
 public struct RegisteredClient: Sendable, Codable, Equatable {
     /// `dyn~<software_id>~<uuid>`.
     public var clientId: String

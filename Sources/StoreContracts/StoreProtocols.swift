@@ -90,7 +90,8 @@ public protocol SSOStore: Sendable {
 }
 
 /// Leases that let exactly one broker instance refresh a session's upstream token at a time
-/// (SPEC §4, §7: a lease row with an expiry, no advisory locks).
+/// (docs/operations.md, "Several instances on one database": a lease row with an expiry, no
+/// advisory locks).
 public protocol RefreshLeaseStore: Sendable {
     /// Takes the lease of `sessionId` for `holder` until `until`, unless another holder's lease
     /// is still unexpired at `now`. Returns whether `holder` has it.
@@ -106,8 +107,8 @@ public protocol SealedValueStore: Sendable {
     func replaceSealed(_ value: SealedValue, with sealed: Data) async throws -> Bool
 }
 
-/// Dynamically registered mobile app instances (SPEC §3.8). Kept small so every backend can
-/// implement it with plain row operations.
+/// Dynamically registered mobile app instances (docs/protocol.md, "Mobile app instances"). Kept
+/// small so every backend can implement it with plain row operations.
 public protocol RegisteredClientStore: Sendable {
     func insertRegisteredClient(_ client: RegisteredClient) async throws
     func registeredClient(id: String) async throws -> RegisteredClient?
@@ -129,8 +130,9 @@ public protocol RegisteredClientStore: Sendable {
     func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int
 }
 
-/// Short-lived single-use values (the app-to-web SSO `css` value, SPEC §3.8): stored under the
-/// value's hash with a sealed payload; taking one removes it, so exactly one caller gets it.
+/// Short-lived single-use values (the app-to-web SSO `css` value,
+/// docs/protocol.md, "App-to-web SSO"): stored under the value's hash with a sealed payload; taking
+/// one removes it, so exactly one caller gets it.
 public protocol OneTimeGrantStore: Sendable {
     func insertOneTimeGrant(hash: String, sealed: Data, expiresAt: Date) async throws
     /// Inserts unless a grant with that hash exists; returns whether it inserted (replay caches).
@@ -140,7 +142,8 @@ public protocol OneTimeGrantStore: Sendable {
 }
 
 /// One counter of the throttle: a hashed key, how many attempts its window allows, and the
-/// spacing enforced once the limit is reached (SPEC §3.7, §9.6, §9.13).
+/// spacing enforced once the limit is reached (docs/protocol.md, "Throttling and rate limits";
+/// docs/security.md, rules 6 and 13).
 public struct ThrottleRule: Sendable, Equatable {
     /// `Secrets.hash` of the key (username, address, token), so stored keys have a fixed size and
     /// reveal nothing.

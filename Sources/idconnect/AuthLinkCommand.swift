@@ -3,7 +3,8 @@ import AuthLinkConnector
 import Foundation
 
 /// `idconnect authlink check URL --username U --password P`: tells an AuthLink author whether the
-/// service follows the contract (SPEC §6.6), case by case. Exits 1 when a case fails.
+/// service follows the contract (docs/connectors/authlink.md, "Checking an AuthLink"), case by
+/// case. Exits 1 when a case fails.
 struct AuthLinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "authlink", abstract: "Tools for AuthLink authors.",
                                                     subcommands: [Check.self])

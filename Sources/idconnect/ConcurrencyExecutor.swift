@@ -8,10 +8,10 @@ import NIOPosix
 /// every socket) Swift's global executor. Request handlers then continue on the thread that read
 /// the request instead of hopping to Swift's cooperative pool and back for every read and write:
 /// `/oauth/validate` went from about 10,800 to about 18,500 req/s in the release benchmark
-/// (README, Performance). It is safe here because nothing on a request path blocks a thread:
-/// libldap, xmlsec, password hashes and key generation run on `BlockingPool`s, and the SQLite
-/// point reads are microseconds. `IDCONNECT_EXECUTOR=swift` keeps Swift's own pool (for a
-/// custom connector that blocks, or to compare).
+/// (docs/benchmarks.md, "The benchmark suite"). It is safe here because nothing on a request path
+/// blocks a thread: libldap, xmlsec, password hashes and key generation run on `BlockingPool`s, and
+/// the SQLite point reads are microseconds. `IDCONNECT_EXECUTOR=swift` keeps Swift's own pool (for
+/// a custom connector that blocks, or to compare).
 enum ConcurrencyExecutor: String {
     case eventLoops = "nio"
     case swift

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import StaticConnector
 
-/// `idconnect hash-password`: reads a password on stdin, prints a PBKDF2 PHC string (SPEC §6.1).
+/// `idconnect hash-password`: reads a password on stdin, prints a PBKDF2 PHC string
+/// (docs/connectors/static.md, "Password hashes").
 struct HashPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hash-password", abstract: "Read a password on stdin and print a passwordHash for static users.")

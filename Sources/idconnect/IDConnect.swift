@@ -4,7 +4,8 @@ import IdentityApp
 import IdentityCore
 import Logging
 
-/// `idconnect`: the Identity Connect broker and its operator tools (SPEC §1).
+/// `idconnect`: the Identity Connect broker and its operator tools
+/// (docs/operations.md, "Command line").
 @main
 struct IDConnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,8 +7,8 @@ import Logging
 import OAuthEngine
 
 /// `idconnect keys rotate`: a new signing key becomes active; old keys stay in the JWKS until
-/// every token they signed has expired (SPEC §1). Running brokers pick the new key up within a
-/// minute (or at once on SIGHUP).
+/// every token they signed has expired (docs/operations.md, "Signing keys"). Running brokers pick
+/// the new key up within a minute (or at once on SIGHUP).
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "keys", abstract: "Manage token signing keys.",
                                                     subcommands: [Rotate.self])
@@ -27,7 +27,8 @@ struct KeysCommand: AsyncParsableCommand {
 }
 
 /// `idconnect vault rotate`: re-seals every stored upstream token (and signing key, and refresh
-/// grace answer) under the newest vault key while brokers keep serving (SPEC §1, §4).
+/// grace answer) under the newest vault key while brokers keep serving
+/// (docs/operations.md, "Vault").
 ///
 /// Procedure: put the new key first in `vault.keys`, SIGHUP every broker, run this, and only
 /// then remove the old key.
@@ -47,7 +48,8 @@ struct VaultCommand: AsyncParsableCommand {
                 Swift.print("vault rotate: \(looked) sealed value(s) checked", to: &standardError)
             }
             print("Vault rotation to key '\(tools.vault.activeKeyId)': \(result).")
-            // Short-lived values are left to expire rather than re-sealed (see README, Vault).
+            // Short-lived values are left to expire rather than re-sealed (see
+            // docs/operations.md, "Vault").
             print("Keep the old key in vault.keys for another 10 minutes: sign-ins in progress and one-time css values still use it.")
         }
     }

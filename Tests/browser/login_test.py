@@ -1,4 +1,5 @@
-"""Drives the hosted login page in a real headless Chromium (SPEC §3.1, issue 3 item 8).
+"""Drives the hosted login page in a real headless Chromium (docs/protocol.md, "GET /oauth/auth",
+issue 3 item 8).
 
 Opens /oauth/auth, types a wrong password and sees the message, types the right one, lands on
 the redirect_uri with a code (last query parameter), exchanges it with PKCE, and checks the

@@ -1,5 +1,5 @@
-"""Validate with a small and a large number of stored sessions (SPEC §8: 10k vs 1M). Two brokers
-of their own, one per store size, started for this comparison: real sign-ins make `distinct`
+"""Validate with a small and a large number of stored sessions (docs/benchmarks.md: 10k vs 1M). Two
+brokers of their own, one per store size, started for this comparison: real sign-ins make `distinct`
 sessions with a token each on both; copies of a session are bulk-inserted straight into each
 SQLite file (WAL, so the running broker keeps serving) up to 10,000 and to the large count. Then
 validate is measured on the two brokers in turn, twice over — one token again and again, and the

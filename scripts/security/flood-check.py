@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Pre-authentication flood check (SPEC §9.13) against a real `idconnect serve`.
+"""Pre-authentication flood check (docs/security.md, rule 13) against a real `idconnect serve`.
 
 Starts the broker on a copy of the shipped console-config (with 127.0.0.1 as a trusted proxy),
 then

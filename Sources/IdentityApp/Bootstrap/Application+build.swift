@@ -30,13 +30,15 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
         logger: logger)
 }
 
-/// The broker's HTTP/1.1 server with its connection limits (`server.http`, SPEC §9.8).
+/// The broker's HTTP/1.1 server with its connection limits (`server.http`,
+/// docs/security.md, rule 8).
 public func brokerHTTPServer(_ limits: HTTPLimits) -> HTTPServerBuilder {
     HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
 }
 
-/// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish (SPEC §1).
-/// Once listening it prints the startup summary (`StartupSummary`) on standard output.
+/// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish
+/// (docs/operations.md, "Signals and shutdown"). Once listening it prints the startup summary
+/// (`StartupSummary`) on standard output.
 public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
     let application = buildApplication(prepared, logger: logger) { address in
         FileHandle.standardOutput.write(Data((StartupSummary.text(prepared, listening: "http://\(address)") + "\n").utf8))

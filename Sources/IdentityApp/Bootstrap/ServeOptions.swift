@@ -2,7 +2,8 @@ import Foundation
 import IdentityConfig
 import StoreContracts
 
-/// `idconnect serve` flags (SPEC §1). Unset flags fall back to the config file, then to defaults.
+/// `idconnect serve` flags (docs/operations.md, "Command line"). Unset flags fall back to the
+/// config file, then to defaults.
 public struct ServeOptions: Sendable {
     public var configDirectory: String
     public var host: String?

@@ -13,6 +13,6 @@ public struct AppRequestContext: RequestContext {
         remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
-    /// SPEC §3: bodies over 1 MiB get 413.
+    /// docs/protocol.md, "Requests": bodies over 1 MiB get 413.
     public var maxUploadSize: Int { 1 << 20 }
 }

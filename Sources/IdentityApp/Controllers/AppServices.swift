@@ -26,7 +26,8 @@ extension HTTPField.Name {
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }
 
-/// Registers `routes` bare and under `/v1`, `/v2`, `/v3` (SPEC §3: the Kinvey SDKs use all of them).
+/// Registers `routes` bare and under `/v1`, `/v2`, `/v3` (docs/protocol.md, "The front door": the
+/// Kinvey SDKs use all of them).
 func registerVersioned(_ router: Router<AppRequestContext>, _ routes: (RouterGroup<AppRequestContext>) -> Void) {
     routes(router.group(""))
     for version in ["v1", "v2", "v3"] {

@@ -3,14 +3,15 @@ import Hummingbird
 import IdentityCore
 import OAuthEngine
 
-/// `GET /oauth/auth` (login page) and `POST /oauth/auth` (automated grant), SPEC §3.1–3.2.
-/// Parses the request and the browser's cookies, asks the engine's `AuthorizeEndpoint`, and
-/// renders what it decided.
+/// `GET /oauth/auth` (login page) and `POST /oauth/auth` (automated grant),
+/// docs/protocol.md, "GET /oauth/auth" and "POST /oauth/auth". Parses the request and the browser's
+/// cookies, asks the engine's `AuthorizeEndpoint`, and renders what it decided.
 struct AuthorizeController {
     let services: AppServices
 
-    /// The app-to-web SSO cookie an app hands its browser (SPEC §3.8): one-time, read by
-    /// `/oauth/auth`; `__Host-css` with an https issuer, like the broker's own cookies.
+    /// The app-to-web SSO cookie an app hands its browser (docs/protocol.md, "App-to-web SSO"):
+    /// one-time, read by `/oauth/auth`; `__Host-css` with an https issuer, like the broker's own
+    /// cookies.
     static let webSSOCookieBase = "css"
 
     func register(on group: RouterGroup<AppRequestContext>) {

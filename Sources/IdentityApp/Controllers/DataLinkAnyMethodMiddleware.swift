@@ -1,10 +1,10 @@
 import Hummingbird
 
-/// Completes the gateway's `ANY /datalink/{name}/{path...}` (SPEC §5): the router matches
-/// methods one by one, so a request under `/datalink/` with a method no route names (WebDAV's
-/// PROPFIND, REPORT, PURGE, …) would be a 404. Added to the router after every route, this
-/// middleware wraps only the router's not-found answer: such requests are forwarded like any
-/// other, everything else stays a 404.
+/// Completes the gateway's `ANY /datalink/{name}/{path...}`
+/// (docs/protocol.md, "Data-link gateway"): the router matches methods one by one, so a request
+/// under `/datalink/` with a method no route names (WebDAV's PROPFIND, REPORT, PURGE, …) would be a
+/// 404. Added to the router after every route, this middleware wraps only the router's not-found
+/// answer: such requests are forwarded like any other, everything else stays a 404.
 struct DataLinkAnyMethodMiddleware: RouterMiddleware {
     let controller: DataLinkController
 

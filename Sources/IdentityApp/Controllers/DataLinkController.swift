@@ -7,9 +7,9 @@ import NIOCore
 import NIOHTTP1
 import OAuthEngine
 
-/// The data-link gateway `ANY /datalink/{name}/{path...}` (SPEC §5): validates the caller's
-/// token, then streams the call to the data link with the mapped headers, `X-Auth-Key` and
-/// `X-Kinvey-Request-Id`, and streams the answer back as it is.
+/// The data-link gateway `ANY /datalink/{name}/{path...}` (docs/protocol.md, "Data-link gateway"):
+/// validates the caller's token, then streams the call to the data link with the mapped headers,
+/// `X-Auth-Key` and `X-Kinvey-Request-Id`, and streams the answer back as it is.
 struct DataLinkController {
     let services: AppServices
     let client: HTTPClient

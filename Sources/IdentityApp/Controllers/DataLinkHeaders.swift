@@ -1,7 +1,8 @@
 import HTTPTypes
 import NIOHTTP1
 
-/// Which headers cross the data-link gateway (SPEC §5, §9.3, §9.15).
+/// Which headers cross the data-link gateway (docs/protocol.md, "Data-link gateway";
+/// docs/security.md, rules 3 and 15).
 ///
 /// Toward the data link the caller's credentials, cookies and everything the gateway vouches for
 /// itself are removed — `Authorization`, `Cookie`, `X-Auth-Key`, every `X-Kinvey-*`, every header
@@ -57,9 +58,9 @@ enum DataLinkHeaders {
     }
 }
 
-/// The part of a gateway path that goes to the data link (SPEC §9.3): every segment is checked
-/// decoded — dot segments (also with `;parameters`, which Java servers strip: `..;`), encoded
-/// `/` or `\`, NUL, an encoded `%` (a second decoding would make any of these) and broken
+/// The part of a gateway path that goes to the data link (docs/security.md, rule 3): every segment
+/// is checked decoded — dot segments (also with `;parameters`, which Java servers strip: `..;`),
+/// encoded `/` or `\`, NUL, an encoded `%` (a second decoding would make any of these) and broken
 /// percent-encoding are refused with 400 — and forwarded as it came, so the forwarded path
 /// always stays under the data link's own.
 enum DataLinkPath {

@@ -3,7 +3,8 @@ import Hummingbird
 import IdentityCore
 import OAuthEngine
 
-/// `POST /oauth/register` (RFC 7591) and RFC 7592 management of one instance (SPEC §3.8).
+/// `POST /oauth/register` (RFC 7591) and RFC 7592 management of one instance
+/// (docs/protocol.md, "Mobile app instances").
 struct RegistrationController {
     let services: AppServices
 

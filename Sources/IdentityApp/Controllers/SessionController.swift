@@ -4,7 +4,7 @@ import IdentityCore
 import OAuthEngine
 
 /// Token validation and session endpoints: `/oauth/validate`, `/oauth/introspect`,
-/// `/oauth/userinfo`, `/oauth/revoke`, `/oauth/logout` (SPEC §3.5, §3.6).
+/// `/oauth/userinfo`, `/oauth/revoke`, `/oauth/logout` (docs/protocol.md).
 struct SessionController {
     let services: AppServices
     private var engine: BrokerEngine { services.engine }
@@ -51,8 +51,9 @@ struct SessionController {
         return Responses.json(try await engine.validation.userInfo(accessToken: token))
     }
 
-    /// RP-initiated logout (SPEC §3.6, §9.7, §9.12). A POST carrying `confirm` is the answer of
-    /// the confirmation page (checked against its CSRF token); any other request is a plain one.
+    /// RP-initiated logout (docs/protocol.md, "GET, POST /oauth/logout";
+    /// docs/security.md, rules 7 and 12). A POST carrying `confirm` is the answer of the
+    /// confirmation page (checked against its CSRF token); any other request is a plain one.
     private func logout(_ request: Request, confirmed: Bool, parameters: () async throws -> OAuthParameters) async -> Response {
         let cookies = services.cookies
         var response: Response

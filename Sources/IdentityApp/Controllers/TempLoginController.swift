@@ -5,7 +5,8 @@ import StoreContracts
 import OAuthEngine
 
 /// The temp login URI `/oauth/authenticate/{id}`: the login form posts here, and so do
-/// automated-grant clients and customers' own login pages (SPEC §3.1–3.2).
+/// automated-grant clients and customers' own login pages (docs/protocol.md, "GET /oauth/auth" and
+/// "The temp login URI").
 struct TempLoginController {
     let services: AppServices
 
@@ -49,7 +50,8 @@ struct TempLoginController {
                 return Responses.redirect(location)
             case .signedIn(let completion):
                 var response = Responses.redirect(completion.redirect)
-                // Only the browser that started the sign-in is remembered (SPEC §9.4, §9.10).
+                // Only the browser that started the sign-in is remembered
+                // (docs/security.md, rules 4 and 10).
                 if completion.browserBound,
                    let client = services.engine.state.directory.resolve(completion.session.appKey + "." + completion.session.authServiceId) {
                     cookies.setSSO(await services.engine.sso.remember(completion.session, client: client,

@@ -1,7 +1,7 @@
 import Hummingbird
 import OAuthEngine
 
-/// `POST /oauth/token` (SPEC §3.3).
+/// `POST /oauth/token` (docs/protocol.md, "POST /oauth/token").
 struct TokenController {
     let services: AppServices
 

@@ -47,9 +47,10 @@ struct UpstreamController {
     }
 
     /// The IdP's POST to the ACS is cross-site, so browsers leave out the binding cookie
-    /// (SameSite=Lax) that proves this is the browser that started the sign-in (SPEC §9.4). The
-    /// ACS answers such a POST with a page that posts the same fields again from the broker's
-    /// own origin, which carries the cookie; the second post is finished or refused for good.
+    /// (SameSite=Lax) that proves this is the browser that started the sign-in
+    /// (docs/security.md, rule 4). The ACS answers such a POST with a page that posts the same
+    /// fields again from the broker's own origin, which carries the cookie; the second post is
+    /// finished or refused for good.
     private func bounce(_ parameters: OAuthParameters) -> Response {
         var fields: [RedirectAction.FormField] = []
         for name in ["SAMLResponse", "RelayState"] {

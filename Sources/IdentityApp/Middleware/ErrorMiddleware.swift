@@ -52,8 +52,8 @@ struct BodyLimitMiddleware: RouterMiddleware {
     }
 }
 
-/// TRACE and TRACK are refused everywhere with 405 (SPEC §9.8): they would echo the request,
-/// credentials and cookies included, back to whoever sent it.
+/// TRACE and TRACK are refused everywhere with 405 (docs/security.md, rule 8): they would echo the
+/// request, credentials and cookies included, back to whoever sent it.
 struct RefusedMethodsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 

@@ -2,7 +2,8 @@ import Hummingbird
 import IdentityCore
 import OAuthEngine
 
-/// `/healthz` (process up), `/readyz` (storage reachable, config loaded) and `/metrics` (SPEC §1).
+/// `/healthz` (process up), `/readyz` (storage reachable, config loaded) and `/metrics`
+/// (docs/protocol.md, "Health, readiness, metrics").
 struct HealthController {
     let services: AppServices
     let metrics: MetricsRegistry

@@ -5,9 +5,9 @@ import Logging
 import OAuthEngine
 import ServiceLifecycle
 
-/// Background housekeeping (SPEC §7): deletes expired codes, sessions, tokens and throttle
-/// counters (keeping at most `LoginThrottle.maxCounters` of them), and picks up signing keys
-/// rotated by `idconnect keys rotate` or another instance.
+/// Background housekeeping (docs/operations.md, "Housekeeping"): deletes expired codes, sessions,
+/// tokens and throttle counters (keeping at most `LoginThrottle.maxCounters` of them), and picks up
+/// signing keys rotated by `idconnect keys rotate` or another instance.
 public struct MaintenanceService: Service {
     let engine: BrokerEngine
     let interval: Duration

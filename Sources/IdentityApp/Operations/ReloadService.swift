@@ -7,8 +7,9 @@ import OAuthEngine
 import ServiceLifecycle
 import UnixSignals
 
-/// Reloads `console-config/` on SIGHUP without dropping requests (SPEC §2). A configuration with
-/// problems is rejected and the old one stays. Storage, vault and issuer changes need a restart.
+/// Reloads `console-config/` on SIGHUP without dropping requests
+/// (docs/configuration.md, "Reloading"). A configuration with problems is rejected and the old one
+/// stays. Storage, vault and issuer changes need a restart.
 public struct ReloadService: Service {
     let prepared: PreparedBroker
     let logger: Logger

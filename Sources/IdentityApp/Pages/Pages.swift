@@ -70,8 +70,8 @@ struct Pages: Sendable {
         }
     }
 
-    /// Asks before signing out (SPEC §9.7): a form that posts the logout request back with
-    /// `confirm` and a CSRF token bound to this browser.
+    /// Asks before signing out (docs/security.md, rule 7): a form that posts the logout request
+    /// back with `confirm` and a CSRF token bound to this browser.
     func logoutConfirmation(action: String, fields: [(key: String, value: String)], csrfToken: String, clientName: String?) -> Response {
         let values: [String: Any] = [
             "title": "Sign out", "action": action, "csrfToken": csrfToken, "clientName": clientName ?? false,

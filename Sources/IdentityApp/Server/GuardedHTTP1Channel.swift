@@ -5,9 +5,9 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Hummingbird's HTTP/1.1 child channel with the broker's connection limits (`server.http`,
-/// SPEC §9.8): request heads must arrive within `headTimeout` and fit in `maxHeadBytes`
-/// (`RequestHeadGuard`), idle keep-alive connections close after `idleTimeout`. Under TLS the
-/// guard sits behind the TLS handler, on the decrypted bytes.
+/// docs/security.md, rule 8): request heads must arrive within `headTimeout` and fit in
+/// `maxHeadBytes` (`RequestHeadGuard`), idle keep-alive connections close after `idleTimeout`.
+/// Under TLS the guard sits behind the TLS handler, on the decrypted bytes.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 

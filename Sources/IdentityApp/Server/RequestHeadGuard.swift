@@ -18,10 +18,10 @@ final class RequestHeadState: @unchecked Sendable {
     var discarding = false
 }
 
-/// The raw-bytes half of the HTTP limits (SPEC §9.8), placed before the HTTP decoder: a request
-/// head must be complete within `headTimeout` of its first byte (else 408 and the connection
-/// closes) and may be at most `maxHeadBytes` long (else 431). A slow-loris client thereby holds
-/// a connection for seconds, not forever, and never a thread.
+/// The raw-bytes half of the HTTP limits (docs/security.md, rule 8), placed before the HTTP
+/// decoder: a request head must be complete within `headTimeout` of its first byte (else 408 and
+/// the connection closes) and may be at most `maxHeadBytes` long (else 431). A slow-loris client
+/// thereby holds a connection for seconds, not forever, and never a thread.
 final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer

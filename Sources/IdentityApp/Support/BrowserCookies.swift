@@ -3,10 +3,10 @@ import Hummingbird
 import IdentityCore
 import OAuthEngine
 
-/// The broker's own browser cookies (SPEC §3.1, §9.4, §9.10): the SSO cookie and the browser
-/// binding cookie. Both are HttpOnly and SameSite=Lax; with an https issuer they are `Secure` and
-/// carry the `__Host-` prefix, so that neither a sibling subdomain nor a plain-http answer can
-/// plant one in a victim's browser.
+/// The broker's own browser cookies (docs/protocol.md, "SSO"; docs/security.md, rules 4 and 10):
+/// the SSO cookie and the browser binding cookie. Both are HttpOnly and SameSite=Lax; with an https
+/// issuer they are `Secure` and carry the `__Host-` prefix, so that neither a sibling subdomain nor
+/// a plain-http answer can plant one in a victim's browser.
 struct BrowserCookies: Sendable {
     let secure: Bool
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads one configuration map strictly: typed getters that report wrong types and missing
 /// required keys, and ``finish()`` that reports every key nobody asked for (typos must not
-/// silently disable a setting, SPEC §2).
+/// silently disable a setting, docs/configuration.md, "Checking a configuration").
 public final class ConfigReader {
     public let node: ConfigNode
     public let problems: ProblemSink

@@ -1,5 +1,6 @@
-/// The `provider` section of an auth service (SPEC §2). `options` and `authentication` stay as
-/// configuration nodes: each connector factory reads them strictly with ``ConfigReader``.
+/// The `provider` section of an auth service (docs/configuration.md, "provider"). `options` and
+/// `authentication` stay as configuration nodes: each connector factory reads them strictly with
+/// ``ConfigReader``.
 public struct ProviderSettings: Sendable {
     public var type: String
     public var remoteService: String?

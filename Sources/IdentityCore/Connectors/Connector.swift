@@ -67,7 +67,7 @@ extension PasswordConnector {
     public func accountName(for username: String) -> String { username }
 }
 
-/// The outcome of refreshing an upstream token (SPEC §4).
+/// The outcome of refreshing an upstream token (docs/protocol.md, "Sessions and upstream tokens").
 public enum RefreshOutcome: Sendable {
     /// New upstream token; `attributes` replaces the stored ones when present.
     case refreshed(UpstreamToken, attributes: [String: JSONValue]?)

@@ -49,7 +49,8 @@ public protocol ConnectorFactory: Sendable {
 
 /// Maps provider type strings to factories. The executable fills it; the core imports no connector.
 public struct ConnectorRegistry: Sendable {
-    /// Every provider type SPEC §2 names, whether or not this build registers it.
+    /// Every provider type listed in docs/configuration.md, "provider", whether or not this build
+    /// registers it.
     public static let specifiedTypes: Set<String> = [
         "static", "custom", "ldap", "active-directory", "saml-redirect", "saml-post",
         "oauth2", "openid-connect", "saml-wrap",

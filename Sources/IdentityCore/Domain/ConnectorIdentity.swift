@@ -1,7 +1,8 @@
 import Foundation
 
-/// The token a connector got from the identity source, kept sealed in the session (SPEC §4)
-/// and forwarded to data links as `client_token` (SPEC §5).
+/// The token a connector got from the identity source, kept sealed in the session
+/// (docs/protocol.md, "Sessions and upstream tokens") and forwarded to data links as `client_token`
+/// (docs/protocol.md, "Data-link gateway").
 public struct UpstreamToken: Sendable, Codable, Equatable {
     /// What `client_token` carries: the AuthLink token, the upstream access token, the SAML assertion.
     public var token: String
@@ -32,7 +33,8 @@ public struct ConnectorIdentity: Sendable, Equatable {
     /// second sign-in with it until it expires, across instances sharing a database.
     public var oneTimeUse: OneTimeUse?
     /// When the identity source ends this sign-in itself (SAML `SessionNotOnOrAfter`): the
-    /// broker's session ends then, whatever else would keep it (SPEC §4, §9.11).
+    /// broker's session ends then, whatever else would keep it
+    /// (docs/protocol.md, "Sessions and upstream tokens"; docs/security.md, rule 11).
     public var sessionEndsAt: Date?
 
     public struct OneTimeUse: Sendable, Equatable {

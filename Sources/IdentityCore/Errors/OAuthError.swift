@@ -4,7 +4,7 @@
 /// `description` is public and reaches the client; `debug` is for logs only and
 /// must never contain a secret or a token.
 public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The RFC 6749 `error` value. SPEC §3 fixes the allowed set.
+    /// The RFC 6749 `error` value; the allowed set is in docs/protocol.md, "Errors".
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -64,9 +64,9 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unauthorizedClient(_ d: String) -> OAuthError { .init(.unauthorizedClient, d) }
     public static func unsupportedGrantType(_ d: String) -> OAuthError { .init(.unsupportedGrantType, d) }
     public static func invalidScope(_ d: String) -> OAuthError { .init(.invalidScope, d) }
-    /// The identity source answered nonsense (502), SPEC §3.
+    /// The identity source answered nonsense (502), docs/protocol.md, "Errors".
     public static func upstreamNonsense(_ d: String, debug: String? = nil) -> OAuthError { .init(.serverError, d, status: 502, debug: debug) }
-    /// The identity source is down or timed out (503), SPEC §3.
+    /// The identity source is down or timed out (503), docs/protocol.md, "Errors".
     public static func unavailable(_ d: String, debug: String? = nil) -> OAuthError { .init(.temporarilyUnavailable, d, debug: debug) }
     /// A fault of the broker itself (500). Used only for genuinely unexpected failures.
     public static func internalFailure(_ debug: String) -> OAuthError {

@@ -3,7 +3,8 @@ import Foundation
 
 /// Random values and one-way hashes for bearer secrets (codes, refresh tokens, temp-login ids).
 ///
-/// SPEC §3.4: such values are random with at least 128 bits and stored only as hashes.
+/// docs/protocol.md, "Tokens": such values are random with at least 128 bits and stored only as
+/// hashes.
 public enum Secrets {
     /// A random URL-safe string carrying `bytes` bytes of entropy (default 256 bits).
     public static func randomToken(bytes: Int = 32) -> String {

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Seals and opens secrets at rest with AES-256-GCM (SPEC §4).
+/// Seals and opens secrets at rest with AES-256-GCM (docs/operations.md, "Vault").
 ///
 /// Sealed form: `0x01 | len(keyId) | keyId | nonce(12) | ciphertext | tag(16)`. The key id travels
 /// with the ciphertext so any configured key can open it; the associated data binds the purpose

@@ -1,7 +1,8 @@
 import Foundation
 import IdentityCore
 
-/// A checked authorization request (`GET /oauth/auth`, `POST /oauth/auth`), SPEC §3.1–3.2.
+/// A checked authorization request (`GET /oauth/auth`, `POST /oauth/auth`),
+/// docs/protocol.md, "GET /oauth/auth" and "POST /oauth/auth".
 public struct AuthorizationRequest: Sendable {
     public let client: ResolvedClient
     public let redirectURI: String

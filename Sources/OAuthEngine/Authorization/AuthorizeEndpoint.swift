@@ -3,10 +3,10 @@ import IdentityConfig
 import IdentityCore
 import StoreContracts
 
-/// The authorization endpoint's decisions (SPEC §3.1, §3.2): sign in with what the browser
-/// already has (an app-to-web `css` value, an SSO session), offer its accounts, or start a
-/// sign-in (login form, customer page, identity source). No HTTP here: the controller parses
-/// the request and renders the outcome.
+/// The authorization endpoint's decisions (docs/protocol.md, "GET /oauth/auth" and
+/// "POST /oauth/auth"): sign in with what the browser already has (an app-to-web `css` value, an
+/// SSO session), offer its accounts, or start a sign-in (login form, customer page, identity
+/// source). No HTTP here: the controller parses the request and renders the outcome.
 public struct AuthorizeEndpoint: Sendable {
     let context: EngineContext
     let clients: ClientRegistry
@@ -115,7 +115,8 @@ public struct AuthorizeEndpoint: Sendable {
             request = try await AuthorizationRequest.parse(parameters) { try await clients.resolve($0, in: state) }
         } catch {
             // On this JSON API an unknown client is the usual 401 with `WWW-Authenticate: Basic`
-            // (SPEC §3); the browser flow keeps 400 so that no Basic prompt ever appears.
+            // (docs/protocol.md, "Errors"); the browser flow keeps 400 so that no Basic prompt ever
+            // appears.
             if error.error.code == .invalidClient { throw OAuthError.invalidClient(error.error.errorDescription) }
             throw error.error
         }

@@ -6,7 +6,7 @@ import StoreContracts
 public struct BrowserContext: Sendable {
     /// The SSO cookie.
     public var ssoToken: String?
-    /// An app-to-web `css` value an app handed the browser (SPEC §3.8).
+    /// An app-to-web `css` value an app handed the browser (docs/protocol.md, "App-to-web SSO").
     public var webSSOValue: String?
     /// The browser binding cookie, when it brought a well-formed one.
     public var binding: String?
@@ -26,7 +26,7 @@ public struct LoginFormModel: Sendable, Equatable {
     public var heading: String
     /// The temp login URI the form posts to.
     public var action: String
-    /// Bound to the pending authorization and the browser (SPEC §9.4, §9.10).
+    /// Bound to the pending authorization and the browser (docs/security.md, rules 4 and 10).
     public var csrfToken: String
     public var username: String?
     public var error: String?
@@ -51,7 +51,8 @@ public struct AccountChooserModel: Sendable, Equatable {
     public var stylesheet: URL?
 }
 
-/// What `/oauth/auth` answers in a browser (SPEC §3.1); the controller only renders it.
+/// What `/oauth/auth` answers in a browser (docs/protocol.md, "GET /oauth/auth"); the controller
+/// only renders it.
 public enum AuthorizeOutcome: Sendable, Equatable {
     /// An error page; never a redirect (the client or redirect URI cannot be trusted, or the
     /// request could not be taken in).

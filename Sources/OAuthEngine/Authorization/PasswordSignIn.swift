@@ -12,7 +12,8 @@ public enum PasswordSignInOutcome: Sendable {
     case retry(pendingId: String, message: String)
 }
 
-/// A POST to the temp login URI or the hosted login form (SPEC §3.1, §3.2).
+/// A POST to the temp login URI or the hosted login form (docs/protocol.md, "GET /oauth/auth" and
+/// "The temp login URI").
 public struct PasswordSignIn: Sendable {
     let context: EngineContext
     let authorizations: PendingAuthorizations
@@ -20,13 +21,14 @@ public struct PasswordSignIn: Sendable {
 
     static let maxAttemptsPerPage = 10
 
-    /// Handles a POST to the temp login URI / login form (SPEC §3.1, §3.2).
+    /// Handles a POST to the temp login URI / login form (docs/protocol.md, "GET /oauth/auth" and
+    /// "The temp login URI").
     ///
     /// Browser mode checks the form's CSRF token, which is bound to this pending authorization and
     /// to the binding cookie of the browser that started it, and lets the person try again with a
     /// message in words; API mode is single use and answers with a redirect carrying `error` on
     /// failure. The completion says whether the browser is the one that started the sign-in (only
-    /// then may it get the SSO cookie, SPEC §9.4).
+    /// then may it get the SSO cookie, docs/security.md, rule 4).
     /// - Parameters:
     ///   - csrfToken: the form's `csrf_token` field.
     ///   - browserBinding: the browser's binding cookie.

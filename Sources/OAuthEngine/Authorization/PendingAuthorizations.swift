@@ -8,13 +8,14 @@ public struct SignInCompletion: Sendable {
     public let redirect: String
     public let session: LoginSession
     /// The browser finishing it is the one that started it (its binding cookie matched): only
-    /// then does it get the SSO cookie (SPEC §9.4). False for API-mode temp login URIs.
+    /// then does it get the SSO cookie (docs/security.md, rule 4). False for API-mode temp login
+    /// URIs.
     public var browserBound = false
 }
 
-/// Authorizations between `/oauth/auth` and the sign-in (SPEC §3.1, §3.2): stored under the
-/// hash of their id (the secret part of the temp login URI), finished in one write that
-/// consumes them, starts the session and stores its code.
+/// Authorizations between `/oauth/auth` and the sign-in (docs/protocol.md, "GET /oauth/auth" and
+/// "POST /oauth/auth"): stored under the hash of their id (the secret part of the temp login URI),
+/// finished in one write that consumes them, starts the session and stores its code.
 public struct PendingAuthorizations: Sendable {
     let context: EngineContext
     let clients: ClientRegistry
@@ -26,9 +27,9 @@ public struct PendingAuthorizations: Sendable {
     static let browserPageLifetime = 600
 
     /// Stores a pending authorization and returns its id. Rate-limited per client address
-    /// (SPEC §9.13): every request stores something before anyone authenticated.
-    /// - Parameter browserBinding: the browser's binding cookie (SPEC §9.4): the login form's
-    ///   token is derived from it and the id, and callbacks must present it again.
+    /// (docs/security.md, rule 13): every request stores something before anyone authenticated.
+    /// - Parameter browserBinding: the browser's binding cookie (docs/security.md, rule 4): the
+    ///   login form's token is derived from it and the id, and callbacks must present it again.
     public func begin(_ request: AuthorizationRequest, mode: PendingAuthorization.Mode, browserBinding: String? = nil,
                       upstreamState: Data? = nil, id: String = Secrets.randomToken(), clientAddress: String? = nil) async throws -> String {
         try await rateLimiter.admit(.authorization, clientAddress: clientAddress)
@@ -72,7 +73,7 @@ public struct PendingAuthorizations: Sendable {
     /// Finishes a sign-in: the pending authorization (unless `pendingIdHash` is nil: already
     /// consumed), the session and its code go to storage in one write. An app instance bound to
     /// another user is refused first, storing nothing; an unbound one stays unbound: only
-    /// redeeming the code with its own secret binds it (SPEC §9.1).
+    /// redeeming the code with its own secret binds it (docs/security.md, rule 1).
     func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String?, client: ResolvedClient,
                   identity: ConnectorIdentity, browserBound: Bool, clientAddress: String?) async throws -> SignInCompletion {
         let session = try issuer.makeSession(identity: identity, client: client)
@@ -100,7 +101,8 @@ public struct PendingAuthorizations: Sendable {
     }
 
     /// Issues a code for an existing sign-in (SSO) and builds the redirect back to the client.
-    /// Nothing is bound here (SPEC §9.1): a code that is never redeemed gives its client nothing.
+    /// Nothing is bound here (docs/security.md, rule 1): a code that is never redeemed gives its
+    /// client nothing.
     func issueCode(_ request: AuthorizationRequest, session: LoginSession) async throws -> String {
         let now = context.clock.now()
         let pending = PendingAuthorization(

@@ -3,7 +3,8 @@ import IdentityCore
 import StoreContracts
 import Tracing
 
-/// Sign-in at an identity source the browser is sent to (SAML, OAuth 2.0, OIDC), SPEC §3.1, §6.4, §6.5.
+/// Sign-in at an identity source the browser is sent to (SAML, OAuth 2.0, OIDC),
+/// docs/protocol.md, "GET /oauth/auth"; docs/connectors/saml.md; docs/connectors/oauth2-oidc.md.
 public struct UpstreamSignIn: Sendable {
     let context: EngineContext
     let authorizations: PendingAuthorizations
@@ -45,9 +46,9 @@ public struct UpstreamSignIn: Sendable {
     ///
     /// Unknown, expired or replayed relay states, and callbacks (OAuth redirect or SAML POST)
     /// presented by another browser than the one that started the sign-in, are refused without
-    /// redirecting anywhere (an attacker may have chosen the request; SPEC §9.4). The SAML ACS
-    /// first bounces a cross-site POST through a same-site one so that the binding cookie
-    /// (SameSite=Lax) comes along; see the application's ACS controller.
+    /// redirecting anywhere (an attacker may have chosen the request; docs/security.md, rule 4).
+    /// The SAML ACS first bounces a cross-site POST through a same-site one so that the binding
+    /// cookie (SameSite=Lax) comes along; see the application's ACS controller.
     public func finish(kind: CallbackKind, parameters: [String: String], browserBinding: String?,
                        clientAddress: String? = nil) async throws(AuthorizationFailure) -> SignInCompletion {
         let relayName = kind == .oauthCallback ? "state" : "RelayState"

@@ -43,7 +43,8 @@ public struct AuthenticatedClient: Sendable {
     public let authenticated: Bool
 }
 
-/// Client identification and authentication exactly as SPEC §3 describes it.
+/// Client identification and authentication, exactly as in
+/// docs/protocol.md, "Client identification and authentication".
 public struct ClientAuthenticator: Sendable {
     let directory: ClientDirectory
 

@@ -20,13 +20,15 @@ public struct EnvironmentEntry: Sendable {
     public let defaultService: ResolvedAuthService?
 }
 
-/// A `client_id` resolved to an environment and one auth service (SPEC §3).
+/// A `client_id` resolved to an environment and one auth service
+/// (docs/protocol.md, "Client identification and authentication").
 public struct ResolvedClient: Sendable {
     /// The `client_id` as the client sent it (`appKey` or `appKey.authServiceId`).
     public let clientId: String
     public let entry: EnvironmentEntry
     public let authService: ResolvedAuthService
-    /// The registered app instance when `clientId` is a `dyn~` id (SPEC §3.8), else nil.
+    /// The registered app instance when `clientId` is a `dyn~` id
+    /// (docs/protocol.md, "Mobile app instances"), else nil.
     public let instance: RegisteredClient?
 
     public init(clientId: String, entry: EnvironmentEntry, authService: ResolvedAuthService, instance: RegisteredClient? = nil) {

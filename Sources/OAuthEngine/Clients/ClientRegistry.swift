@@ -3,7 +3,8 @@ import IdentityCore
 import StoreContracts
 
 /// Finds and authenticates clients: configured ones (`appKey`, `appKey.authServiceId`, from the
-/// configuration) and registered app instances (`dyn~…`, from storage), SPEC §3, §3.8.
+/// configuration) and registered app instances (`dyn~…`, from storage),
+/// docs/protocol.md, "Client identification and authentication" and "Mobile app instances".
 public struct ClientRegistry: Sendable {
     let live: LiveState
     let instances: any RegisteredClientStore

@@ -2,8 +2,9 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// When an app instance is bound to a user (SPEC §3.8, §9.1): only when it redeems a code (or
-/// password grant) of that user with its own secret. Issuing a code binds nothing.
+/// When an app instance is bound to a user (docs/protocol.md, "Mobile app instances";
+/// docs/security.md, rule 1): only when it redeems a code (or password grant) of that user with its
+/// own secret. Issuing a code binds nothing.
 struct InstanceBinding: Sendable {
     let instances: any RegisteredClientStore
     let clock: any BrokerClock

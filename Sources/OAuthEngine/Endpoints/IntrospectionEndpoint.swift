@@ -4,7 +4,7 @@ import StoreContracts
 
 /// `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client; tokens of other
 /// environments, and anything not live, are `{"active": false}`. An access token's upstream
-/// sign-in is brought up to date first (SPEC §4).
+/// sign-in is brought up to date first (docs/protocol.md, "Sessions and upstream tokens").
 public struct IntrospectionEndpoint: Sendable {
     let context: EngineContext
     let clients: ClientRegistry

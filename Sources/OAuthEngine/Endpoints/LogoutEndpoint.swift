@@ -7,12 +7,13 @@ public enum LogoutOutcome: Sendable, Equatable {
     case redirect(String)
     /// Show the "signed out" page.
     case signedOut
-    /// Ask the person first (SPEC §9.7, §9.12): a page with a form that POSTs these parameters
-    /// back with `confirm` and the CSRF token.
+    /// Ask the person first (docs/security.md, rules 7 and 12): a page with a form that POSTs these
+    /// parameters back with `confirm` and the CSRF token.
     case confirm(parameters: [String: String], clientName: String?)
 }
 
-/// `GET|POST /oauth/logout` (OIDC RP-initiated logout, SPEC §3.6, §9.7, §9.12).
+/// `GET|POST /oauth/logout` (OIDC RP-initiated logout, docs/protocol.md, "GET, POST /oauth/logout";
+/// docs/security.md, rules 7 and 12).
 public struct LogoutEndpoint: Sendable {
     let context: EngineContext
     let clients: ClientRegistry
@@ -21,13 +22,13 @@ public struct LogoutEndpoint: Sendable {
 
     /// `GET|POST /oauth/logout` (OIDC RP-initiated logout).
     ///
-    /// A logout ends sessions only in the browser that asks (SPEC §9.12): without asking when the
-    /// `id_token_hint` is an ID token of ours (expired ones too) for a session this browser's SSO
-    /// cookie holds; otherwise only after the person confirms on a page whose form carries a CSRF
-    /// token bound to this browser — and then it ends this browser's sign-ins, nobody else's. So
-    /// a resource server that saw the user's tokens cannot sign them out anywhere. Then it
-    /// redirects to a *registered* `post_logout_redirect_uri` with `state`, or first to the
-    /// identity source's logout (SAML `logoutUri`).
+    /// A logout ends sessions only in the browser that asks (docs/security.md, rule 12): without
+    /// asking when the `id_token_hint` is an ID token of ours (expired ones too) for a session this
+    /// browser's SSO cookie holds; otherwise only after the person confirms on a page whose form
+    /// carries a CSRF token bound to this browser — and then it ends this browser's sign-ins,
+    /// nobody else's. So a resource server that saw the user's tokens cannot sign them out
+    /// anywhere. Then it redirects to a *registered* `post_logout_redirect_uri` with `state`, or
+    /// first to the identity source's logout (SAML `logoutUri`).
     ///
     /// - Parameters:
     ///   - ssoToken: the browser's SSO cookie.

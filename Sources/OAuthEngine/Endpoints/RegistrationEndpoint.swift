@@ -21,17 +21,19 @@ public struct RegistrationResponse: Sendable, Encodable {
     public var token_endpoint_auth_method = "client_secret_basic"
 }
 
-/// Dynamic registration of mobile app instances (RFC 7591, RFC 7592; SPEC §3.8).
+/// Dynamic registration of mobile app instances (RFC 7591, RFC 7592;
+/// docs/protocol.md, "Mobile app instances").
 public struct RegistrationEndpoint: Sendable {
     let context: EngineContext
     let rateLimiter: RateLimiter
     let revocation: Revocation
 
-    /// Device types an instance may declare (SPEC §3.8).
+    /// Device types an instance may declare (docs/protocol.md, "Mobile app instances").
     public static let deviceTypes: Set<String> = ["iphone", "ipad", "android", "android_tablet", "windows_phone"]
     /// `POST /oauth/register`: checks the initial access token, the body and its software statement,
     /// then stores a new instance of the environment the token belongs to. Rate-limited per client
-    /// address and per initial access token (SPEC §9.6): 429 with `Retry-After` beyond.
+    /// address and per initial access token (docs/security.md, rule 6): 429 with `Retry-After`
+    /// beyond.
     public func register(body: [String: JSONValue], initialAccessToken: String?, clientAddress: String? = nil) async throws -> RegistrationResponse {
         let state = context.state
         try await rateLimiter.admit(.registration, clientAddress: clientAddress)

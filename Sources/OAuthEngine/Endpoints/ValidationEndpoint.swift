@@ -3,36 +3,40 @@ import IdentityConfig
 import IdentityCore
 import StoreContracts
 
-/// What a backend learns about a token: the `/oauth/validate` body and the data-link headers (SPEC §3.5, §5).
+/// What a backend learns about a token: the `/oauth/validate` body and the data-link headers
+/// (docs/protocol.md, "GET /oauth/validate" and "Data-link gateway").
 public struct TokenView: Sendable {
     public var body: [String: JSONValue]
     public var dataLinkHeaders: [String: String]
 }
 
-/// Where the gateway forwards a call, with the headers it adds (SPEC §5).
+/// Where the gateway forwards a call, with the headers it adds
+/// (docs/protocol.md, "Data-link gateway").
 public struct DataLinkTarget: Sendable {
     public let link: DataLink
     /// `datalinkHeaderMapping` headers, e.g. `X-Kinvey-Auth: <base64 upstream token>`.
     public let headers: [String: String]
     /// Every header name any `datalinkHeaderMapping` of the environment uses, lowercased: the
     /// caller's copies are removed even when this token's mapping yields no value for one, so a
-    /// backend never mistakes a forged header for the broker's (SPEC §9.3).
+    /// backend never mistakes a forged header for the broker's (docs/security.md, rule 3).
     public let mappedHeaderNames: Set<String>
 }
 
 /// Token validation for backends and apps: `/oauth/validate` (MIC), the data-link gateway and
-/// `/oauth/userinfo`. Each brings the upstream sign-in up to date first (SPEC §4, §9.11).
+/// `/oauth/userinfo`. Each brings the upstream sign-in up to date first
+/// (docs/protocol.md, "Sessions and upstream tokens"; docs/security.md, rule 11).
 public struct ValidationEndpoint: Sendable {
     let context: EngineContext
     let verifier: TokenVerifier
     let refresher: UpstreamRefresher
     let upstream: UpstreamVault
 
-    /// `GET /oauth/validate` (SPEC §3.5). With `validateAuth: required` the caller must also
-    /// authenticate as the token's environment: Basic `appKey:appSecret` of that environment, and
-    /// nothing else (SPEC §9.5) — an app instance's own credentials live on a phone, and the
-    /// answer carries the upstream token. The caller is checked before any upstream refresh, so
-    /// an unauthenticated caller cannot make the broker call the identity source.
+    /// `GET /oauth/validate` (docs/protocol.md, "GET /oauth/validate"). With
+    /// `validateAuth: required` the caller must also authenticate as the token's environment: Basic
+    /// `appKey:appSecret` of that environment, and nothing else (docs/security.md, rule 5) — an app
+    /// instance's own credentials live on a phone, and the answer carries the upstream token. The
+    /// caller is checked before any upstream refresh, so an unauthenticated caller cannot make the
+    /// broker call the identity source.
     public func validate(accessToken: String, basic: BasicCredentials?) async throws -> TokenView {
         let verified = try await verifier.verifyAccessToken(accessToken)
         if verified.client.environment.validateAuth == .required || basic != nil {
@@ -70,8 +74,8 @@ public struct ValidationEndpoint: Sendable {
         }
     }
 
-    /// The gateway's target (SPEC §5): 401 for a bad token, 404 for an unknown link, 403 when the
-    /// link is not bound to the token's auth service.
+    /// The gateway's target (docs/protocol.md, "Data-link gateway"): 401 for a bad token, 404 for
+    /// an unknown link, 403 when the link is not bound to the token's auth service.
     public func dataLinkTarget(name: String, accessToken: String) async throws -> DataLinkTarget {
         let (verified, token) = try await verifyAndRefresh(accessToken)
         guard let link = verified.client.environment.dataLinks.first(where: { $0.name == name }) else {

@@ -1,8 +1,8 @@
 import IdentityCore
 
-/// The associated data every value the vault seals is bound to (SPEC §4): purpose, owning row
-/// and scope, so a ciphertext moved to another row or purpose does not open. One place, so that
-/// `idconnect vault rotate` re-seals each kind exactly as it was sealed.
+/// The associated data every value the vault seals is bound to (docs/operations.md, "Vault"):
+/// purpose, owning row and scope, so a ciphertext moved to another row or purpose does not open.
+/// One place, so that `idconnect vault rotate` re-seals each kind exactly as it was sealed.
 public enum VaultBindings {
     /// A session's upstream token: session id and auth service id.
     public static func upstream(sessionId: String, authServiceId: String) -> Vault.Binding {

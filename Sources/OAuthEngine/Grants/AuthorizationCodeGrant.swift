@@ -7,10 +7,10 @@ import StoreContracts
 /// `grant_type=authorization_code`: single-use codes, exact redirect URI, PKCE S256, and a
 /// replay that revokes what the code issued (RFC 6749 §4.1.3, §10.5; RFC 7636).
 ///
-/// Every check runs before the code is consumed (SPEC §9.2): a wrong verifier, client or
-/// redirect URI leaves the code usable by its rightful holder. A code presented again after
-/// its redemption, by a caller who passes those checks, is a replay and revokes the family its
-/// first use created; one who fails them learns nothing and changes nothing.
+/// Every check runs before the code is consumed (docs/security.md, rule 2): a wrong verifier,
+/// client or redirect URI leaves the code usable by its rightful holder. A code presented again
+/// after its redemption, by a caller who passes those checks, is a replay and revokes the family
+/// its first use created; one who fails them learns nothing and changes nothing.
 struct AuthorizationCodeGrant: TokenGrant {
     static let grantType = "authorization_code"
     let codes: any AuthorizationCodeStore
@@ -73,7 +73,7 @@ struct AuthorizationCodeGrant: TokenGrant {
     }
 
     /// The code's session when it is still live, its upstream sign-in brought up to date first
-    /// (SPEC §9.11: a session the identity source ended issues nothing more).
+    /// (docs/security.md, rule 11: a session the identity source ended issues nothing more).
     private func liveSession(_ sessionId: String, client: ResolvedClient, now: Date) async throws -> LoginSession {
         guard let session = try await guarded("session", { try await sessions.session(id: sessionId) }), session.isActive(at: now) else {
             throw OAuthError.invalidGrant("The sign-in session has ended.")

@@ -3,10 +3,11 @@ import IdentityCore
 import JOSE
 import StoreContracts
 
-/// `grant_type=client_credentials` for registered app instances (SPEC §3.3, §3.8): "re-login".
-/// The instance proves its own secret and gets a new access token for the user it is bound to,
-/// while that user's session lives and the instance has not signed out (revoked its refresh
-/// token). No refresh token and no ID token: nobody signed in.
+/// `grant_type=client_credentials` for registered app instances
+/// (docs/protocol.md, "POST /oauth/token" and "Mobile app instances"): "re-login". The instance
+/// proves its own secret and gets a new access token for the user it is bound to, while that user's
+/// session lives and the instance has not signed out (revoked its refresh token). No refresh token
+/// and no ID token: nobody signed in.
 struct ClientCredentialsGrant: TokenGrant {
     static let grantType = "client_credentials"
     let sessions: any SessionStore

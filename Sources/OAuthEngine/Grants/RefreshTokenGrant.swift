@@ -4,9 +4,10 @@ import JOSE
 import StoreContracts
 
 /// `grant_type=refresh_token`: rotation on every use; reuse of a rotated token revokes the family;
-/// the upstream token is refreshed first when due (SPEC §3.3, §4). A stray `redirect_uri` is
-/// ignored. A token issued to a public client (PKCE, no secret) is refreshed by possession alone
-/// (OAuth 2.1 §4.3); one issued after client authentication needs that authentication again (SPEC §9.2).
+/// the upstream token is refreshed first when due (docs/protocol.md, "POST /oauth/token" and
+/// "Sessions and upstream tokens"). A stray `redirect_uri` is ignored. A token issued to a public
+/// client (PKCE, no secret) is refreshed by possession alone (OAuth 2.1 §4.3); one issued after
+/// client authentication needs that authentication again (docs/security.md, rule 2).
 struct RefreshTokenGrant: TokenGrant {
     static let grantType = "refresh_token"
     let families: any TokenFamilyStore

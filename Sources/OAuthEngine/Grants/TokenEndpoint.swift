@@ -3,8 +3,9 @@ import IdentityCore
 import StoreContracts
 import Tracing
 
-/// `POST /oauth/token` (SPEC §3.3): authenticates the client, dispatches on `grant_type` to one
-/// of its grants, and adds the app-to-web `css` value for an instance that asked for `native`.
+/// `POST /oauth/token` (docs/protocol.md, "POST /oauth/token"): authenticates the client,
+/// dispatches on `grant_type` to one of its grants, and adds the app-to-web `css` value for an
+/// instance that asked for `native`.
 public struct TokenEndpoint: Sendable {
     let context: EngineContext
     let clients: ClientRegistry

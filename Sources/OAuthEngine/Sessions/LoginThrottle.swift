@@ -2,18 +2,19 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// Slows down password guessing (SPEC §3.7, §9.6): after `perUsername.limit` attempts for one
-/// username (or `perAddress.limit` from one address) within the window, at most one attempt per
-/// `spacing`. Attempts are counted in storage before the connector is asked, one atomic statement
-/// per key, so parallel guesses cannot slip past the limit and every instance sharing the
-/// database counts together. A success clears the username's count and takes its attempt back
-/// from the address (many people behind one NAT or proxy must not hold each other back).
+/// Slows down password guessing (docs/protocol.md, "Throttling and rate limits";
+/// docs/security.md, rule 6): after `perUsername.limit` attempts for one username (or
+/// `perAddress.limit` from one address) within the window, at most one attempt per `spacing`.
+/// Attempts are counted in storage before the connector is asked, one atomic statement per key, so
+/// parallel guesses cannot slip past the limit and every instance sharing the database counts
+/// together. A success clears the username's count and takes its attempt back from the address
+/// (many people behind one NAT or proxy must not hold each other back).
 ///
 /// Usernames are counted normalized (trimmed, case-folded, and as the connector names the
 /// account: for AD `CORP\alice`, `alice@corp.example.org` and `alice` are one key), and every
 /// key is stored as a hash: what a flood of unique usernames costs is one fixed-size row each,
-/// capped by housekeeping (§9.13). It applies to every username alike, existing or not, so it
-/// tells nothing about which exist.
+/// capped by housekeeping (docs/security.md, rule 13). It applies to every username alike, existing
+/// or not, so it tells nothing about which exist.
 public struct LoginThrottle: Sendable {
     /// One limit: `limit` attempts per `window` seconds, then one per `spacing` seconds.
     public struct Policy: Sendable, Equatable {
@@ -40,7 +41,8 @@ public struct LoginThrottle: Sendable {
     /// Counters kept at most (housekeeping drops the longest-unused first).
     public var maxCounters = 100_000
 
-    /// Longer usernames are refused before any connector call or bookkeeping (SPEC §9.13).
+    /// Longer usernames are refused before any connector call or bookkeeping
+    /// (docs/security.md, rule 13).
     public static let maxUsernameBytes = 256
     public static let message = "Too many failed attempts. Wait 30 seconds, then try again."
 

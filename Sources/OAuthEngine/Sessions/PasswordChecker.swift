@@ -4,8 +4,9 @@ import Logging
 import StoreContracts
 import Tracing
 
-/// One password attempt against an auth service's connector, with throttling (SPEC §3.7, §9.6,
-/// §9.13) and login metrics.
+/// One password attempt against an auth service's connector, with throttling
+/// (docs/protocol.md, "Throttling and rate limits"; docs/security.md, rules 6 and 13) and login
+/// metrics.
 struct PasswordChecker: Sendable {
     let throttle: LoginThrottle
     let counters: any ThrottleStore

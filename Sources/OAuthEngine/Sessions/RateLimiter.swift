@@ -2,7 +2,8 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// Work anyone may ask for before signing in, limited per client address (SPEC §9.6, §9.13).
+/// Work anyone may ask for before signing in, limited per client address
+/// (docs/security.md, rules 6 and 13).
 public enum RateLimitedAction: Sendable {
     /// A new authorization request: each stores a pending sign-in.
     case authorization

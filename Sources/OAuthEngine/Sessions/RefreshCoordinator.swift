@@ -1,7 +1,8 @@
 import StoreContracts
 
 /// Runs at most one upstream refresh per session at a time in this process; concurrent callers
-/// wait for the running one and share its result (SPEC §4).
+/// wait for the running one and share its result
+/// (docs/protocol.md, "Sessions and upstream tokens").
 actor RefreshCoordinator {
     private var running: [String: Task<LoginSession, any Error>] = [:]
 

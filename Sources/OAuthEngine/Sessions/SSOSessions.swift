@@ -9,7 +9,8 @@ public struct SSOCookie: Sendable, Equatable {
     public let maxAge: Int
 }
 
-/// Browser sign-ins (SPEC §3.1): what the `idc_sso` cookie names, stored under its hash.
+/// Browser sign-ins (docs/protocol.md, "SSO"): what the `idc_sso` cookie names, stored under its
+/// hash.
 public struct SSOSessions: Sendable {
     let store: any SSOStore & SessionStore
     let refresher: UpstreamRefresher
@@ -17,10 +18,10 @@ public struct SSOSessions: Sendable {
     let audit: AuditTrail
     let logger: Logger
 
-    /// Remembers an interactive browser sign-in under a **new** SSO cookie value (SPEC §9.10):
-    /// the record the browser's old cookie named is replaced, never added to, so a cookie
-    /// planted before the sign-in never leads to the new session. The browser's other live
-    /// sign-ins move to the new record (the account chooser keeps them).
+    /// Remembers an interactive browser sign-in under a **new** SSO cookie value
+    /// (docs/security.md, rule 10): the record the browser's old cookie named is replaced, never
+    /// added to, so a cookie planted before the sign-in never leads to the new session. The
+    /// browser's other live sign-ins move to the new record (the account chooser keeps them).
     public func remember(_ session: LoginSession, client: ResolvedClient, ssoToken: String?) async -> SSOCookie? {
         let now = clock.now()
         do {
@@ -57,8 +58,9 @@ public struct SSOSessions: Sendable {
     }
 
     /// The live sessions this browser signed in with for `client`'s auth service, most recent
-    /// first, each brought up to date with its identity source (SPEC §9.11): one the source has
-    /// ended since is left out (and ends), so SSO never outlives the sign-in it stands for.
+    /// first, each brought up to date with its identity source (docs/security.md, rule 11): one the
+    /// source has ended since is left out (and ends), so SSO never outlives the sign-in it stands
+    /// for.
     public func sessions(for client: ResolvedClient, ssoToken: String?) async -> [LoginSession] {
         guard let record = await record(ssoToken) else { return [] }
         var sessions: [LoginSession] = []

@@ -9,10 +9,10 @@ public struct SessionEnded: Error, Sendable {
     public let reason: String
 }
 
-/// Keeps a session's upstream token usable (SPEC §4): when it is expired or expires within
-/// ``margin``, it is refreshed through the connector first. One refresh per session runs at a
-/// time in this process (``RefreshCoordinator``) and across instances (a lease row in storage);
-/// concurrent callers share the result.
+/// Keeps a session's upstream token usable (docs/protocol.md, "Sessions and upstream tokens"): when
+/// it is expired or expires within ``margin``, it is refreshed through the connector first. One
+/// refresh per session runs at a time in this process (``RefreshCoordinator``) and across instances
+/// (a lease row in storage); concurrent callers share the result.
 struct UpstreamRefresher: Sendable {
     let context: EngineContext
     let vault: UpstreamVault
@@ -122,7 +122,8 @@ struct UpstreamRefresher: Sendable {
     }
 }
 
-/// Maps whatever a connector threw to the error the client sees (SPEC §3): outages 503, nonsense 502.
+/// Maps whatever a connector threw to the error the client sees (docs/protocol.md, "Errors"):
+/// outages 503, nonsense 502.
 enum ConnectorErrors {
     static func oauthError(for error: any Error) -> OAuthError {
         switch error {

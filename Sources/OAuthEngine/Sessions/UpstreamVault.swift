@@ -2,10 +2,10 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// Upstream tokens at rest (SPEC §4): sealed by the vault with associated data binding session,
-/// auth service and purpose, and opened with a memo — backends validate the same session many
-/// times, and AES-GCM open was a visible share of a validate. A refresh stores a new ciphertext,
-/// so a stale entry is never asked for again; a reload starts the memo empty.
+/// Upstream tokens at rest (docs/operations.md, "Vault"): sealed by the vault with associated data
+/// binding session, auth service and purpose, and opened with a memo — backends validate the same
+/// session many times, and AES-GCM open was a visible share of a validate. A refresh stores a new
+/// ciphertext, so a stale entry is never asked for again; a reload starts the memo empty.
 struct UpstreamVault: Sendable {
     let live: LiveState
     let metrics: any BrokerMetricsSink

@@ -11,8 +11,8 @@ struct WebSSOGrant: Codable {
     var namespace: String
 }
 
-/// App-to-web SSO (SPEC §3.8): a signed-in app instance hands its browser a one-time `css`
-/// value that signs the browser in as the instance's bound user without the form.
+/// App-to-web SSO (docs/protocol.md, "App-to-web SSO"): a signed-in app instance hands its browser
+/// a one-time `css` value that signs the browser in as the instance's bound user without the form.
 public struct WebSSO: Sendable {
     let store: any OneTimeGrantStore & RegisteredClientStore & SessionStore
     let live: LiveState

@@ -71,6 +71,7 @@ public struct TokenResponse: Codable, Sendable, Equatable {
     public var refresh_token: String?
     public var id_token: String?
     public var scope: String
-    /// One-time app-to-web SSO value for a registered instance that asked for `native` (SPEC §3.8).
+    /// One-time app-to-web SSO value for a registered instance that asked for `native`
+    /// (docs/protocol.md, "App-to-web SSO").
     public var css: String?
 }

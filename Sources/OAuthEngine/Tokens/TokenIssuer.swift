@@ -4,7 +4,8 @@ import IdentityCore
 import JOSE
 import StoreContracts
 
-/// Starts sessions and mints the broker's tokens (SPEC §3.4, §4).
+/// Starts sessions and mints the broker's tokens (docs/protocol.md, "Tokens" and
+/// "Sessions and upstream tokens").
 struct TokenIssuer: Sendable {
     let context: EngineContext
     let upstream: UpstreamVault
@@ -14,8 +15,10 @@ struct TokenIssuer: Sendable {
     ///
     /// It ends with its longest token lifetime, moved out by new refresh tokens, but never past
     /// its absolute end: sign-in + `sessionMaxAge`, or the identity source's own session end
-    /// when that comes first (SAML `SessionNotOnOrAfter`, SPEC §4, §9.11). A sign-in at a source
-    /// the broker cannot re-check (SAML, static users) lasts at most `refreshTtl` (SPEC §4).
+    /// when that comes first (SAML `SessionNotOnOrAfter`,
+    /// docs/protocol.md, "Sessions and upstream tokens"; docs/security.md, rule 11). A sign-in at a
+    /// source the broker cannot re-check (SAML, static users) lasts at most `refreshTtl`
+    /// (docs/protocol.md, "Sessions and upstream tokens").
     func makeSession(identity: ConnectorIdentity, client: ResolvedClient) throws -> LoginSession {
         let now = context.clock.now()
         let id = Secrets.randomToken(bytes: 24)
@@ -39,9 +42,9 @@ struct TokenIssuer: Sendable {
     /// access token, a refresh token when the auth service has `refresh: true`, and an ID token
     /// when `openid` was granted.
     ///
-    /// This is where an app instance is bound to the user (SPEC §9.1): the code (or password
-    /// grant) was redeemed with the instance's own secret. When the instance turns out to be
-    /// bound to someone else, nothing is issued and the session ends unless another app uses it.
+    /// This is where an app instance is bound to the user (docs/security.md, rule 1): the code (or
+    /// password grant) was redeemed with the instance's own secret. When the instance turns out to
+    /// be bound to someone else, nothing is issued and the session ends unless another app uses it.
     func issueNewFamily(session: LoginSession, client authenticated: AuthenticatedClient, scope: String, nonce: String?,
                         familyId: String, keys: SigningKeyRing) async throws -> TokenResponse {
         let client = authenticated.client
@@ -107,8 +110,9 @@ struct TokenIssuer: Sendable {
 }
 
 extension IDTokenClaims {
-    /// The user's claims the granted scopes ask for, and nothing else (SPEC §9.14): `email` with
-    /// scope `email`, `name` and `preferred_username` with `profile`, `groups` with `groups`.
+    /// The user's claims the granted scopes ask for, and nothing else (docs/security.md, rule 14):
+    /// `email` with scope `email`, `name` and `preferred_username` with `profile`, `groups` with
+    /// `groups`.
     mutating func addUserClaims(of session: LoginSession, scope: String) {
         if Scopes.contains(scope, "email") { email = session.attributes["email"]?.stringValue }
         if Scopes.contains(scope, "profile") {

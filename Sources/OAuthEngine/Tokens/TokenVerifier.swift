@@ -14,8 +14,9 @@ public struct VerifiedAccessToken: Sendable {
     public let client: ResolvedClient
 }
 
-/// Checks the broker's own tokens (SPEC §3.4, §3.5): signature, type and issuer, then storage —
-/// family and session live, the token not revoked, not expired.
+/// Checks the broker's own tokens (docs/protocol.md, "Tokens" and "GET /oauth/validate"):
+/// signature, type and issuer, then storage — family and session live, the token not revoked, not
+/// expired.
 struct TokenVerifier: Sendable {
     let context: EngineContext
     let clients: ClientRegistry

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import IdentityCore
 import Testing
 
-@Suite("AuthLink (custom) connector: every answer shape (SPEC §6.6)")
+@Suite("AuthLink (custom) connector: every answer shape (docs/connectors/authlink.md, \"The contract\")")
 struct AuthLinkConnectorTests {
     @Test("answer shapes map to the right outcome, status and description")
     func shapes() async throws {

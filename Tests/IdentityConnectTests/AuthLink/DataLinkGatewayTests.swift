@@ -6,7 +6,7 @@ import IdentityCore
 import NIOCore
 import Testing
 
-@Suite("Data-link gateway and TTL-driven AuthLink refresh (SPEC §4, §5)")
+@Suite("Data-link gateway and TTL-driven AuthLink refresh (docs/protocol.md, \"Sessions and upstream tokens\" and \"Data-link gateway\")")
 struct DataLinkGatewayTests {
     @Test("sign in via AuthLink → gateway → data link sees X-Kinvey-Auth; time passes → exactly one upstream refresh, new token forwarded")
     func endToEnd() async throws {

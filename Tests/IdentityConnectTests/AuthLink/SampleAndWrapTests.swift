@@ -7,7 +7,8 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// Runs the built `authlink-sample` binary (the README walk-through's AuthLink) on a free port.
+/// Runs the built `authlink-sample` binary (the AuthLink of
+/// docs/connectors/authlink.md, "The sample AuthLink") on a free port.
 enum SampleAuthLink {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()

@@ -4,7 +4,8 @@ import IdentityCore
 import NIOCore
 
 /// An AuthLink whose answer depends on the username (login) or refresh token (refresh), so one
-/// server answers every shape SPEC §6.6 names — and several it forbids.
+/// server answers every shape docs/connectors/authlink.md, "The contract", names — and several it
+/// forbids.
 enum ScriptableAuthLink {
     static func router(log: CallLog) -> Router<BasicRequestContext> {
         let router = Router()

@@ -5,7 +5,7 @@ import IdentityCore
 import StaticConnector
 import Testing
 
-@Suite("console-config loading and validation (SPEC §2)")
+@Suite("console-config loading and validation (docs/configuration.md)")
 struct ConfigLoaderTests {
     static let registry = ConnectorRegistry([StaticConnectorFactory()])
     static let hash = "$pbkdf2-sha256$i=10000$c2FsdHNhbHRzYWx0MTIzNA$y+5YSylvLxd2vcvpVRpvESiCmo94wwW2RTZdp23Pum4"
@@ -159,7 +159,7 @@ struct ConfigLoaderTests {
         #expect(seen.issuers == ["http://127.0.0.1:18081"])
     }
 
-    @Test("provider types from the SPEC that this build lacks are reported, not ignored")
+    @Test("provider types docs/configuration.md lists that this build lacks are reported, not ignored")
     func unavailableType() throws {
         let problems = try Self.problems(["x.yaml": """
             environments:

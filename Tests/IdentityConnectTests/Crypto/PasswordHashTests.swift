@@ -1,7 +1,7 @@
 import StaticConnector
 import Testing
 
-@Suite("PHC password hashes (SPEC §6.1)")
+@Suite("PHC password hashes (docs/connectors/static.md, \"Password hashes\")")
 struct PasswordHashTests {
     // Computed with Python's hashlib, an independent implementation.
     static let pbkdf2 = "$pbkdf2-sha256$i=10000$c2FsdHNhbHRzYWx0MTIzNA$y+5YSylvLxd2vcvpVRpvESiCmo94wwW2RTZdp23Pum4"

@@ -36,7 +36,7 @@ struct BrowserFlowTests {
             #expect(claims.aud == TestBroker.appKey)
             #expect(claims.nonce == "n-456")
             #expect(claims.email == "alice@example.org")
-            // Only what the scopes ask for (SPEC §9.14): email, no name or groups.
+            // Only what the scopes ask for (docs/security.md, rule 14): email, no name or groups.
             #expect(claims.groups == nil)
             #expect(claims.name == nil)
             #expect(claims.at_hash == AccessTokenHash.compute(accessToken))

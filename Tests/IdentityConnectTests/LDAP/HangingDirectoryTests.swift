@@ -20,7 +20,8 @@ final class CountingRunner: BlockingWorkRunner {
 }
 
 /// A directory that accepts connections and never answers must cost only its own share of
-/// threads (SPEC §6: blocking calls off the event loop, bounded by timeouts).
+/// threads (docs/connectors/ldap.md, "Threads and a slow directory": blocking calls off the event
+/// loop, bounded by timeouts).
 @Suite("LDAP: a hanging directory is contained")
 struct HangingDirectoryTests {
     @Test("one hanging directory keeps at most poolSize × 2 calls in flight; the rest wait and then fail cleanly")

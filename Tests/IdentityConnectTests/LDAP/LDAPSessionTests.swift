@@ -3,8 +3,9 @@ import HummingbirdTesting
 import IdentityCore
 import Testing
 
-/// SPEC §4 for directories: after the upstream TTL (`recheckInterval`) the account is re-checked
-/// with the service bind; a deleted account ends the session, an unreachable directory keeps it.
+/// Sessions at directories (docs/connectors/ldap.md, "Sessions: the re-check"): after the upstream
+/// TTL (`recheckInterval`) the account is re-checked with the service bind; a deleted account ends
+/// the session, an unreachable directory keeps it.
 @Suite("ldap sessions: re-check, deletion, outage", .serialized, .enabled(if: LDAPPeer.available, LDAPPeer.skipReason))
 struct LDAPSessionTests {
     @Test("an account deleted in the directory ends the session at the next re-check")

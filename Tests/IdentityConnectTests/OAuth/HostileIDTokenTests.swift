@@ -7,7 +7,8 @@ import JOSE
 import Testing
 
 /// id_tokens the tests mint and serve from a fake provider: the honest ones sign in, every
-/// hostile one is refused with no code for the app (SPEC §6.5).
+/// hostile one is refused with no code for the app
+/// (docs/connectors/oauth2-oidc.md, "The browser sign-in").
 @Suite("openid-connect: id_token verification against a fake provider")
 struct HostileIDTokenTests {
     @Test("honest id_tokens sign in: RS256, PS256, ES256, a kid-less RS256; userinfo is merged")

@@ -7,7 +7,8 @@ import Logging
 import OAuthEngine
 import Testing
 
-/// What a registered instance can do after registration, through HTTP (SPEC §3.3, §3.8).
+/// What a registered instance can do after registration, through HTTP
+/// (docs/protocol.md, "POST /oauth/token" and "Mobile app instances").
 @Suite("Mobile app instance sign-in and re-login")
 struct InstanceFlowTests {
     @Test("register → code + PKCE sign-in → client_credentials re-login → DELETE → re-login refused")

@@ -9,7 +9,8 @@ import NIOCore
 import OAuthEngine
 import Testing
 
-/// Dynamic registration of mobile app instances through HTTP (SPEC §3.8).
+/// Dynamic registration of mobile app instances through HTTP
+/// (docs/protocol.md, "Mobile app instances").
 @Suite("Mobile app instance registration")
 struct RegistrationTests {
     static let iat = "initial-access-token-0123456789"

@@ -5,7 +5,8 @@ import IdentityCore
 import OAuthEngine
 import Testing
 
-/// App-to-web SSO with the one-time `css` value, and the account chooser (SPEC §3.1, §3.8).
+/// App-to-web SSO with the one-time `css` value, and the account chooser
+/// (docs/protocol.md, "App-to-web SSO" and "SSO").
 @Suite("App-to-web SSO and prompt=select_account")
 struct WebSSOTests {
     /// `GET /oauth/auth` of the web client (the default auth service, like the instance) with a cookie header.

@@ -3,8 +3,9 @@ import HummingbirdTesting
 import IdentityCore
 import Testing
 
-/// The hostile corpus of SPEC §6.4, built from real signed Responses of the pysaml2 IdP and
-/// posted to the broker's ACS: every variant must end without a code.
+/// The hostile corpus of docs/connectors/saml.md, "What the ACS checks", built from real signed
+/// Responses of the pysaml2 IdP and posted to the broker's ACS: every variant must end without a
+/// code.
 @Suite("SAML hostile corpus through the ACS")
 struct SAMLHostileTests {
     /// A real Response to one sign-in started at the broker: its XML and RelayState.
@@ -185,7 +186,8 @@ struct SAMLHostileTests {
             let access = try #require(tokens["access_token"] as? String)
             let idToken = try #require(tokens["id_token"] as? String)
             #expect(try await Flows.validate(client, access).status == .ok)
-            // Conditions / SubjectConfirmation NotOnOrAfter only bound acceptance at the ACS (SPEC §4).
+            // Conditions / SubjectConfirmation NotOnOrAfter only bound acceptance at the ACS
+            // (docs/connectors/saml.md, "Sessions").
             clock.advance(2 * 3600)
             #expect(try await Flows.validate(client, access).status == .ok)
             let logout = try await client.get("/oauth/logout?" + formEncode([("id_token_hint", idToken)]),

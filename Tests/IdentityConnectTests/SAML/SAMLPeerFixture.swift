@@ -106,7 +106,7 @@ enum SAMLPeerFixture {
     }
 
     /// The test browser's binding cookie: every sign-in of these tests starts and ends in one
-    /// browser, which the broker recognises by it (SPEC §9.4).
+    /// browser, which the broker recognises by it (docs/security.md, rule 4).
     static let browserBinding = "b1ndingb1ndingb1ndingb1ndingb1ndingb1nding0"
     static var browserCookie: String { "idc_csrf=\(browserBinding)" }
 

@@ -4,7 +4,7 @@ import IdentityCore
 import Testing
 
 /// Sign-in through real SAML IdPs (pysaml2, SimpleSAMLphp) started by scripts/test.sh, both
-/// request bindings, signed requests and encrypted assertions (SPEC §6.4).
+/// request bindings, signed requests and encrypted assertions (docs/connectors/saml.md).
 @Suite("saml-redirect / saml-post against real IdPs")
 struct SAMLPeerTests {
     static let skip = "IDCONNECT_SAML_P2_METADATA / IDCONNECT_SAML_SSP_METADATA unset: scripts/test.sh starts the SAML IdPs"

@@ -3,7 +3,8 @@ import IdentityCore
 @testable import SAMLConnector
 import Testing
 
-/// The SAML Response checks of SPEC §6.4, one change at a time, on responses signed in-process.
+/// The SAML Response checks of docs/connectors/saml.md, "What the ACS checks", one change at a
+/// time, on responses signed in-process.
 @Suite("SAML response validation")
 struct SAMLResponseTests {
     let now = Date(timeIntervalSince1970: 1_900_000_000)
@@ -35,7 +36,7 @@ struct SAMLResponseTests {
         #expect(assertion.attributes["name"] == .string("Alice"))
         #expect(assertion.attributes["groups"] == .array([.string("staff"), .string("admins")]))
         // The session ends at SessionNotOnOrAfter; the conditions' NotOnOrAfter (300 s) only bounds
-        // acceptance at the ACS (SPEC §4).
+        // acceptance at the ACS (docs/connectors/saml.md, "Sessions").
         #expect(assertion.sessionEnd == now.addingTimeInterval(3600))
         var noSession = SAMLResponseBuilder(now: now)
         noSession.sessionNotOnOrAfter = nil

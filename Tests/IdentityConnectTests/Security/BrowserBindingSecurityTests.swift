@@ -4,8 +4,8 @@ import IdentityCore
 import OAuthEngine
 import Testing
 
-/// SPEC §9.4 and §9.10: only the browser that started a sign-in gets the SSO cookie from it, and
-/// every interactive sign-in issues a fresh SSO cookie value.
+/// docs/security.md, rules 4 and 10: only the browser that started a sign-in gets the SSO cookie
+/// from it, and every interactive sign-in issues a fresh SSO cookie value.
 @Suite("Security: login CSRF and session fixation")
 struct BrowserBindingSecurityTests {
     @Test("an API-mode temp login URI never sets the SSO cookie, even when a browser posts to it")

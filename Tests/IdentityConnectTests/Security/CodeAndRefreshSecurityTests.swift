@@ -2,8 +2,8 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
-/// SPEC §9.2: a code is consumed only after client authentication and PKCE verify; a refresh
-/// token issued after client authentication needs the same authentication to be used.
+/// docs/security.md, rule 2: a code is consumed only after client authentication and PKCE verify; a
+/// refresh token issued after client authentication needs the same authentication to be used.
 @Suite("Security: codes and refresh tokens are bound to their client")
 struct CodeAndRefreshSecurityTests {
     static func code(_ client: any TestClientProtocol) async throws -> String {

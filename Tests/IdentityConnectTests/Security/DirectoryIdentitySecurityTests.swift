@@ -4,7 +4,8 @@ import HummingbirdTesting
 @testable import LDAPConnector
 import Testing
 
-/// SPEC §9.17: the account whose attributes and groups are used is the account that bound.
+/// docs/security.md, rule 17: the account whose attributes and groups are used is the account that
+/// bound.
 @Suite("Security: directory identity")
 struct DirectoryIdentitySecurityTests {
     @Test("Who-am-I answers are compared with the entry found: DN forms, u: forms, mismatches")

@@ -4,7 +4,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// SPEC §9.3 and §9.15: what the data-link gateway lets through, in both directions.
+/// docs/security.md, rules 3 and 15: what the data-link gateway lets through, in both directions.
 @Suite("Security: data-link gateway headers and paths")
 struct GatewaySecurityTests {
     /// The AuthLink fixture with one more mapped header on the environment's other auth service,

@@ -2,8 +2,8 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
-/// SPEC §9.8: request heads are bounded in time and size, idle connections cost little, TRACE
-/// and TRACK are refused.
+/// docs/security.md, rule 8: request heads are bounded in time and size, idle connections cost
+/// little, TRACE and TRACK are refused.
 @Suite("Security: HTTP connection limits")
 struct HTTPLimitsSecurityTests {
     static func broker(headTimeout: Int = 10) async throws -> TestBroker {

@@ -3,8 +3,8 @@ import HummingbirdTesting
 import StoreContracts
 import Testing
 
-/// SPEC §9.1: an app instance is bound to a user only when it redeems a code of that user with
-/// its own secret (and PKCE); an authorization that merely issues a code binds nothing.
+/// docs/security.md, rule 1: an app instance is bound to a user only when it redeems a code of that
+/// user with its own secret (and PKCE); an authorization that merely issues a code binds nothing.
 @Suite("Security: app instances bind only at code redemption")
 struct InstanceBindingSecurityTests {
     @Test("attack chain: a stranger's instance, opened silently in the victim's signed-in browser, gets nothing")

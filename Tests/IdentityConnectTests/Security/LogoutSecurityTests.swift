@@ -4,8 +4,8 @@ import IdentityCore
 import OAuthEngine
 import Testing
 
-/// SPEC §9.7 and §9.12: a logout ends sessions only in the browser that asks, and only for an
-/// ID token hint of ours or after the person confirmed.
+/// docs/security.md, rules 7 and 12: a logout ends sessions only in the browser that asks, and only
+/// for an ID token hint of ours or after the person confirmed.
 @Suite("Security: logout is the browser's")
 struct LogoutSecurityTests {
     /// Signs alice in through the hosted page and the code exchange: the SSO cookie and the tokens.

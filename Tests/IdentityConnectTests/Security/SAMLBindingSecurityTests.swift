@@ -3,9 +3,9 @@ import HummingbirdTesting
 import IdentityCore
 import Testing
 
-/// SPEC §9.4 at the SAML ACS: the IdP's cross-site POST arrives without the browser binding
-/// cookie (SameSite=Lax), so the ACS bounces it through a same-site POST; only the browser that
-/// started the sign-in finishes it, and only it gets the SSO cookie.
+/// docs/security.md, rule 4, at the SAML ACS: the IdP's cross-site POST arrives without the browser
+/// binding cookie (SameSite=Lax), so the ACS bounces it through a same-site POST; only the browser
+/// that started the sign-in finishes it, and only it gets the SSO cookie.
 @Suite("Security: SAML ACS and the browser that started the sign-in")
 struct SAMLBindingSecurityTests {
     /// The hidden fields of the auto-posting form on an HTML page.

@@ -2,8 +2,8 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
-/// SPEC §9.11 and §9.14: a sign-in lives no longer than its identity source allows or than
-/// `sessionMaxAge`; ID tokens carry only the claims their scopes ask for.
+/// docs/security.md, rules 11 and 14: a sign-in lives no longer than its identity source allows or
+/// than `sessionMaxAge`; ID tokens carry only the claims their scopes ask for.
 @Suite("Security: sign-in lifetime and what ID tokens share")
 struct SessionLifetimeSecurityTests {
     static func authorize(_ client: any TestClientProtocol, sso: String) async throws -> TestResponse {

@@ -5,7 +5,8 @@ import SQLiteStore
 import StoreContracts
 import Testing
 
-/// SPEC §9.16: storage files are the broker's alone; unverified remote PostgreSQL is reported.
+/// docs/security.md, rule 16: storage files are the broker's alone; unverified remote PostgreSQL is
+/// reported.
 @Suite("Security: private storage files")
 struct StorageFilesSecurityTests {
     static func mode(_ path: String) throws -> Int {

@@ -5,8 +5,9 @@ import IdentityCore
 import OAuthEngine
 import Testing
 
-/// SPEC §9.6 and §9.13: throttling is atomic, shared by instances, keyed by the normalized
-/// username and the address (IPv6 by /64); registration and authorization requests are limited.
+/// docs/security.md, rules 6 and 13: throttling is atomic, shared by instances, keyed by the
+/// normalized username and the address (IPv6 by /64); registration and authorization requests are
+/// limited.
 @Suite("Security: throttling and pre-authentication limits")
 struct ThrottleSecurityTests {
     static func passwordGrant(_ client: any TestClientProtocol, _ user: String, _ password: String,

@@ -3,7 +3,8 @@ import JOSE
 import HummingbirdTesting
 import Testing
 
-/// SPEC §9.5: `validateAuth: required` is satisfied by the environment's `appKey:appSecret` only.
+/// docs/security.md, rule 5: `validateAuth: required` is satisfied by the environment's
+/// `appKey:appSecret` only.
 @Suite("Security: validateAuth accepts the environment's credentials only")
 struct ValidateAuthSecurityTests {
     @Test("an app instance's own credentials do not satisfy validateAuth: required")

@@ -93,7 +93,8 @@ struct SSOAndLogoutTests {
             #expect(try await Flows.introspect(client, access)["active"] as? Bool == false)
             let silent = try await Self.authorize(client, "kid_two", prompt: "none", sso: sso)
             #expect(queryItems(try #require(silent.location))["error"] == "login_required")
-            // Without an ID token hint for a session of this browser, the person is asked first (SPEC §9.7).
+            // Without an ID token hint for a session of this browser, the person is asked first
+            // (docs/security.md, rule 7).
             let page = try await client.get("/oauth/logout")
             #expect(page.status == .ok)
             #expect(page.text.contains("Sign out?"))
@@ -101,7 +102,7 @@ struct SSOAndLogoutTests {
     }
 }
 
-@Suite("Login throttling (SPEC §3.7)")
+@Suite("Login throttling (docs/protocol.md, \"Throttling and rate limits\")")
 struct ThrottleTests {
     /// One password-grant attempt for the default test client.
     static func passwordGrant(_ client: any TestClientProtocol, _ user: String, _ password: String) async throws -> TestResponse {

@@ -38,7 +38,7 @@ struct ScriptedRefreshingFactory: ConnectorFactory {
     func makeConnector(_ settings: ProviderSettings, context: ConnectorContext) throws -> any Connector { connector }
 }
 
-@Suite("TTL-driven upstream refresh (SPEC §4)")
+@Suite("TTL-driven upstream refresh (docs/protocol.md, \"Sessions and upstream tokens\")")
 struct UpstreamRefreshTests {
     static let files: [String: String] = {
         var files = TestBroker.defaultConfig()

@@ -36,7 +36,8 @@ struct PostgresStoreSuiteGate {
     }
 }
 
-/// One storage suite, written once; every backend runs all of it (SPEC §7).
+/// One storage suite, written once; every backend runs all of it
+/// (docs/architecture.md, "Where to add").
 @Suite("Store conformance")
 struct StoreConformanceTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
