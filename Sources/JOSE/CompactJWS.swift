@@ -1,6 +1,5 @@
 import Foundation
 import IdentityCore
-import JOSE
 
 /// JWS compact serialization (RFC 7515 §7.1): the one parser and signer every token path uses —
 /// the broker's own access and ID tokens, software statements, upstream id_tokens.

@@ -1,5 +1,4 @@
 import Foundation
-import JOSE
 
 /// Signature algorithms accepted on tokens issued by someone else (an upstream OpenID provider's
 /// id_token). Deliberately closed: `none` and every HMAC algorithm are absent, so a token can never

@@ -2,7 +2,6 @@ import Crypto
 import CryptoExtras
 import Foundation
 import IdentityCore
-import JOSE
 
 /// One public key (RFC 7517): RSA or EC P-256/P-384, from a JWKS or from one of the broker's
 /// own signing keys. Keys of other types, private keys and symmetric (`oct`) keys are not

@@ -2,7 +2,6 @@ import Crypto
 import CryptoExtras
 import Foundation
 import IdentityCore
-import JOSE
 
 /// A private key the broker signs its own tokens with, and its id. Signing and verification are
 /// plain value operations, safe on any thread in parallel. RS256 (RSA-2048) or ES256 (P-256):

@@ -1,6 +1,5 @@
 import Foundation
 import IdentityCore
-import JOSE
 
 /// The broker's signing keys: one active key that signs, every published key that verifies,
 /// and the JWKS document built from them. Immutable; key rotation builds a new ring (where the

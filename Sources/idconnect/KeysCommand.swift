@@ -8,7 +8,7 @@ import OAuthEngine
 
 /// `idconnect keys rotate`: a new signing key becomes active; old keys stay in the JWKS until
 /// every token they signed has expired (docs/operations.md, "Signing keys"). Running brokers pick
-/// the new key up within a minute (or at once on SIGHUP).
+/// the new key up within a minute (housekeeping), and at once when they see a token it signed.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "keys", abstract: "Manage token signing keys.",
                                                     subcommands: [Rotate.self])
