@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "idconnect", targets: ["idconnect"]),
         .executable(name: "authlink-sample", targets: ["AuthLinkSample"]),
+        .executable(name: "resource-server-example", targets: ["ResourceServerExample"]),
         .library(name: "AuthLinkKit", targets: ["AuthLinkKit"]),
     ],
     dependencies: [
@@ -111,6 +112,10 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // docs/api-resources.md: an API verifying the broker's tokens with jwt-kit.
+        .executableTarget(name: "ResourceServerExample", dependencies: [
+            .product(name: "JWTKit", package: "jwt-kit"), .product(name: "Hummingbird", package: "hummingbird"),
+        ], path: "examples/swift/ResourceServer"),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "UserAgentTests", dependencies: ["UserAgent"]),
         .testTarget(name: "IdentityConnectTests", dependencies: [

@@ -72,5 +72,8 @@ scripts/smoke.sh
 # (docs/security.md, rule 13).
 python3 scripts/security/flood-check.py "$(swift build --show-bin-path)/idconnect"
 python3 scripts/multi-instance-test.py "$(swift build --show-bin-path)/idconnect"
+# docs/api-resources.md end to end: the example resource servers (PyJWT, jwt-kit) and authlib with PAR.
+.venv-peers/bin/python scripts/api-resources-check.py "$(swift build --show-bin-path)/idconnect" \
+  "$(swift build --show-bin-path)/resource-server-example"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"

@@ -23,6 +23,10 @@ public struct AuthService: Sendable {
     public var customizedLogin: CustomizedLogin?
     /// Sign-in on the login page by scanning a QR code with the app (docs/qr-login.md).
     public var qrLogin: QRLoginSettings?
+    /// The API scopes (of `apiResources`) this service's clients may ask for; nil: every declared one.
+    public var allowedScopes: [String]?
+    /// Authorization requests must be pushed first (`POST /oauth/par`, RFC 9126).
+    public var requirePar = false
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation
@@ -51,5 +55,31 @@ public struct QRLoginSettings: Sendable, Equatable {
         self.ttl = ttl
         self.qrURL = qrURL
         self.scope = scope
+    }
+}
+
+/// One API an access token may be for: asking for `scope` puts `audience` in the token's `aud`
+/// (RFC 9068), and `resource=<audience>` (RFC 8707) narrows a token to it.
+public struct APIResource: Sendable, Equatable {
+    public var scope: String
+    /// The API's identifier, an absolute URI (usually its base URL).
+    public var audience: String
+
+    public init(scope: String, audience: String) {
+        self.scope = scope
+        self.audience = audience
+    }
+}
+
+/// `server.appLinks`: the files that let an app claim the broker's https URLs (RFC 8252 §7.2).
+public struct AppLinks: Sendable, Equatable {
+    /// Served at `/.well-known/apple-app-site-association`.
+    public var apple: JSONValue?
+    /// Served at `/.well-known/assetlinks.json`.
+    public var android: JSONValue?
+
+    public init(apple: JSONValue? = nil, android: JSONValue? = nil) {
+        self.apple = apple
+        self.android = android
     }
 }

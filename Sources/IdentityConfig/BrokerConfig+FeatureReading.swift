@@ -24,4 +24,44 @@ extension BrokerConfigReader {
         if path.isEmpty { reader.problem("database", "must not be empty") }
         return GeoIPSettings(database: path)
     }
+
+    /// `apiResources: [{scope, audience}]` of an environment or organization.
+    func readAPIResources(_ reader: ConfigReader) -> [APIResource] {
+        var seen: Set<String> = []
+        return reader.list("apiResources") { item -> APIResource? in
+            guard let scope = item.string("scope", required: true), let audience = item.string("audience", required: true) else {
+                return nil
+            }
+            if scope.isEmpty || !scope.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" && $0 != "\\" }) {
+                item.problem("scope", "must be one scope token (no spaces, quotes or backslashes)")
+            } else if !seen.insert(scope).inserted {
+                item.problem("scope", "'\(scope)' is declared twice")
+            }
+            if ConfigReader.absoluteURL(audience, schemes: []) == nil || audience.contains("#") {
+                item.problem("audience", "must be an absolute URI without a fragment")
+            }
+            return APIResource(scope: scope, audience: audience)
+        } ?? []
+    }
+
+    /// `server.appLinks: {apple, android}`: each a JSON document, inline or as a JSON string
+    /// (`${file:...}`).
+    func readAppLinks(_ reader: ConfigReader) -> AppLinks {
+        func document(_ key: String) -> JSONValue? {
+            guard let node = reader.raw(key) else { return nil }
+            if let text = node.scalar {
+                guard let parsed = JSONValue(parsing: Data(text.utf8)), case .object = parsed else {
+                    reader.problem(key, "must be a JSON object (inline YAML or a JSON string)")
+                    return nil
+                }
+                return parsed
+            }
+            guard case .object = node.jsonValue else {
+                reader.problem(key, "must be a JSON object")
+                return nil
+            }
+            return node.jsonValue
+        }
+        return AppLinks(apple: document("apple"), android: document("android"))
+    }
 }

@@ -29,7 +29,8 @@ struct BrokerConfigReader {
         config.organizations = top.list("organizations") { reader in
             guard let id = identifier(reader, "id") else { return nil }
             let services = reader.list("authServices") { readAuthService($0) } ?? []
-            return Organization(id: id, authServices: services, location: reader.node.location, keyPath: reader.node.keyPath)
+            return Organization(id: id, authServices: services, apiResources: readAPIResources(reader),
+                                location: reader.node.location, keyPath: reader.node.keyPath)
         } ?? []
         config.environments = top.list("environments") { readEnvironment($0) } ?? []
         top.finish()
@@ -75,6 +76,7 @@ struct BrokerConfigReader {
             validateAuth: validateAuth,
             registration: reader.section("registration") { readRegistration($0) },
             dataLinks: reader.list("dataLinks") { readDataLink($0) } ?? [],
+            apiResources: readAPIResources(reader),
             location: reader.node.location, keyPath: reader.node.keyPath)
     }
 
@@ -126,6 +128,8 @@ struct BrokerConfigReader {
         } ?? .jwt
         let customizedLogin = reader.section("customizedLogin") { readCustomizedLogin($0) } ?? nil
         let qrLogin = reader.section("qrLogin") { readQRLogin($0) } ?? nil
+        let allowedScopes = reader.strings("allowedScopes")
+        let requirePar = reader.bool("requirePar") ?? false
         let provider = reader.section("provider", required: true) { readProvider($0) } ?? nil
         let name = reader.string("name")
         let grantTtl = reader.positiveInt("grantTtl") ?? AuthService.defaultGrantTtl
@@ -137,7 +141,8 @@ struct BrokerConfigReader {
         return AuthService(
             id: id, name: name, redirectURIs: redirectURIs, grantTtl: grantTtl, tokenTtl: tokenTtl,
             refresh: refresh, refreshTtl: refreshTtl, sessionMaxAge: sessionMaxAge, tokenFormat: tokenFormat,
-            customizedLogin: customizedLogin, qrLogin: qrLogin, provider: provider,
+            customizedLogin: customizedLogin, qrLogin: qrLogin, allowedScopes: allowedScopes, requirePar: requirePar,
+            provider: provider,
             location: reader.node.location, keyPath: reader.node.keyPath)
     }
 

@@ -18,7 +18,8 @@ extension BrokerConfigReader {
                               http: reader.section("http") { readHTTPLimits($0) } ?? HTTPLimits(),
                               rateLimits: reader.section("rateLimits") { readRateLimits($0) } ?? RateLimits(),
                               audit: reader.section("audit") { readAudit($0) } ?? AuditSettings(),
-                              geoip: reader.section("geoip") { readGeoIP($0) } ?? nil)
+                              geoip: reader.section("geoip") { readGeoIP($0) } ?? nil,
+                              appLinks: reader.section("appLinks") { readAppLinks($0) } ?? AppLinks())
     }
 
     private func readAudit(_ reader: ConfigReader) -> AuditSettings {

@@ -42,10 +42,12 @@ public struct ServerSettings: Sendable {
     public var audit: AuditSettings
     /// Where client addresses are located for the QR-login API (`server.geoip`); nil: nowhere.
     public var geoip: GeoIPSettings?
+    /// The app-association files served under `/.well-known/` (`server.appLinks`).
+    public var appLinks = AppLinks()
 
     public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
                 http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init(),
-                geoip: GeoIPSettings? = nil) {
+                geoip: GeoIPSettings? = nil, appLinks: AppLinks = AppLinks()) {
         self.issuer = issuer
         self.host = host
         self.port = port
@@ -54,6 +56,7 @@ public struct ServerSettings: Sendable {
         self.rateLimits = rateLimits
         self.audit = audit
         self.geoip = geoip
+        self.appLinks = appLinks
     }
 }
 
@@ -142,6 +145,8 @@ public enum SigningAlgorithm: String, Sendable, CaseIterable {
 public struct Organization: Sendable {
     public var id: String
     public var authServices: [AuthService]
+    /// The APIs its environments' tokens may be for (docs/api-resources.md).
+    public var apiResources: [APIResource] = []
     public var location: SourceLocation
     public var keyPath: String
 }
@@ -160,6 +165,9 @@ public struct Environment: Sendable {
     public var validateAuth: ValidateAuth
     public var registration: RegistrationSettings?
     public var dataLinks: [DataLink]
+    /// The APIs this environment's tokens may be for; a scope declared here wins over the
+    /// organization's declaration of it (docs/api-resources.md).
+    public var apiResources: [APIResource] = []
     public var location: SourceLocation
     public var keyPath: String
 }

@@ -10,6 +10,28 @@ struct ConfigValidator {
         checkVault(config, root: root)
         let organizations = checkOrganizations(config)
         checkEnvironments(config, organizations: organizations)
+        checkAllowedScopes(config, organizations: organizations)
+    }
+
+    /// `allowedScopes` name API scopes that the environment, or its organization, declares (for an
+    /// organization's auth service: the organization or one of its environments).
+    private func checkAllowedScopes(_ config: BrokerConfig, organizations: [String: Organization]) {
+        func check(_ services: [AuthService], declared: Set<String>) {
+            for service in services {
+                for scope in service.allowedScopes ?? [] where !declared.contains(scope) {
+                    problems.add(ConfigProblem(location: service.location, keyPath: "\(service.keyPath).allowedScopes",
+                                               reason: "'\(scope)' is not declared in apiResources"))
+                }
+            }
+        }
+        for environment in config.environments {
+            let organizationScopes = environment.organization.flatMap { organizations[$0] }?.apiResources.map(\.scope) ?? []
+            check(environment.authServices, declared: Set(environment.apiResources.map(\.scope) + organizationScopes))
+        }
+        for organization in organizations.values {
+            let environmentScopes = config.environments.filter { $0.organization == organization.id }.flatMap(\.apiResources).map(\.scope)
+            check(organization.authServices, declared: Set(organization.apiResources.map(\.scope) + environmentScopes))
+        }
     }
 
     private func at(_ node: ConfigNode?, fallback: ConfigNode, _ reason: String) {

@@ -110,10 +110,11 @@ extension PostgresStore: TokenFamilyStore {
         try await transaction { [logger] connection in
             try await connection.query("""
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated)
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources)
                 VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
                     \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
-                    \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated))
+                    \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated),
+                    \(TokenFamily.encode(family.resources)))
                 """, logger: logger)
             if let expiry = family.refreshExpiresAt {
                 try await connection.query(Self.extendSession(to: expiry, sessionId: family.sessionId), logger: logger)
@@ -209,8 +210,11 @@ extension PostgresStore: TokenFamilyStore {
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response, client_authenticated
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources
         """
+
+    /// How many columns `familyColumns` has (where the next table's columns start in a join).
+    static let familyColumnCount = 14
 
     /// A column list with every column prefixed by a table alias, for joins.
     static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
@@ -230,6 +234,7 @@ extension PostgresStore: TokenFamilyStore {
             refreshExpiresAt: Date(pg: try row[offset + 8].decode(Double?.self)),
             previousRefreshHash: try row[offset + 9].decode(String?.self),
             rotatedAt: Date(pg: try row[offset + 10].decode(Double?.self)), graceResponse: try row[offset + 11].decode(Data?.self),
-            clientAuthenticated: try row[offset + 12].decode(Bool.self))
+            clientAuthenticated: try row[offset + 12].decode(Bool.self),
+            resources: TokenFamily.decode(try row[offset + 13].decode(String?.self)))
     }
 }

@@ -11,7 +11,7 @@ extension PostgresStore: AccessTokenStore {
             FROM token_families f JOIN sessions s ON s.id = f.session_id WHERE f.id = \(familyId)
             """).first else { return nil }
         let columns = row.makeRandomAccess()
-        return AccessContext(family: try Self.family(from: columns, at: 1), session: try Self.session(from: columns, at: 14),
+        return AccessContext(family: try Self.family(from: columns, at: 1), session: try Self.session(from: columns, at: 1 + Self.familyColumnCount),
                              accessTokenRevoked: try columns[0].decode(Bool.self))
     }
 

@@ -97,6 +97,10 @@ extension SQLiteStore {
                 CREATE INDEX qr_logins_expiry ON qr_logins(expires_at);
                 """)
         }
+        migrator.registerMigration("v9-resources") { db in
+            // RFC 8707: the APIs a token family was narrowed to.
+            try db.execute(sql: "ALTER TABLE token_families ADD COLUMN resources TEXT")
+        }
         return migrator
     }
 }

@@ -34,7 +34,7 @@ extension SQLiteStore {
             // One cached statement: family, its session and the revocation flag in a single lookup.
             let statement = try db.cachedStatement(sql: Self.accessContextQuery)
             guard let row = try Row.fetchOne(statement, arguments: [jti, familyId]) else { return nil }
-            return AccessContext(family: Self.family(from: row, at: 1), session: try self.session(from: row, at: 14),
+            return AccessContext(family: Self.family(from: row, at: 1), session: try self.session(from: row, at: 1 + Self.familyColumnCount),
                                  accessTokenRevoked: row[0] as Bool)
         }
     }

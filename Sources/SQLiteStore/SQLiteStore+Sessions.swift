@@ -109,12 +109,12 @@ extension SQLiteStore: TokenFamilyStore {
         try await pool.write { db in
             try db.execute(sql: """
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
                                  family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
                                  family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
-                                 family.graceResponse, family.clientAuthenticated])
+                                 family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources)])
             if let expiry = family.refreshExpiresAt {
                 try db.execute(sql: Self.extendSessionSQL, arguments: [expiry.sql, family.sessionId])
             }
@@ -206,8 +206,11 @@ extension SQLiteStore: TokenFamilyStore {
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response, client_authenticated
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources
         """
+
+    /// How many columns `familyColumns` has (where the next table's columns start in a join).
+    static let familyColumnCount = 14
 
     /// `familyColumns` with a table alias, for joins.
     static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
@@ -224,6 +227,7 @@ extension SQLiteStore: TokenFamilyStore {
             nonce: row[offset + 4], createdAt: Date(timeIntervalSince1970: row[offset + 5]),
             revokedAt: Date(sql: row[offset + 6]), refreshHash: row[offset + 7],
             refreshExpiresAt: Date(sql: row[offset + 8]), previousRefreshHash: row[offset + 9],
-            rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11], clientAuthenticated: row[offset + 12])
+            rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11], clientAuthenticated: row[offset + 12],
+            resources: TokenFamily.decode(row[offset + 13]))
     }
 }

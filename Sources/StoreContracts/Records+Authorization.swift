@@ -37,6 +37,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var failedAttempts: Int
     /// The message the login page shows after a failed attempt.
     public var lastError: String?
+    /// RFC 8707 targets the authorization named (nil: none).
+    public var resources: [String]?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,
@@ -74,9 +76,12 @@ public struct AuthorizationCode: Sendable, Codable, Equatable {
     public var sessionId: String
     public var createdAt: Date
     public var expiresAt: Date
+    /// RFC 8707 targets the authorization named (nil: none): the token request may narrow them.
+    public var resources: [String]?
 
     public init(hash: String, clientId: String, redirectURI: String, scope: String, nonce: String?,
-                codeChallenge: String?, sessionId: String, createdAt: Date, expiresAt: Date) {
+                codeChallenge: String?, sessionId: String, createdAt: Date, expiresAt: Date, resources: [String]? = nil) {
+        self.resources = resources
         self.hash = hash
         self.clientId = clientId
         self.redirectURI = redirectURI

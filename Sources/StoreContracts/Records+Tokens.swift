@@ -23,10 +23,14 @@ public struct TokenFamily: Sendable, Equatable {
     /// The client proved its secret when the family was issued: its refresh tokens then need the
     /// same client authentication again (a stolen refresh token alone is not enough).
     public var clientAuthenticated: Bool
+    /// RFC 8707 targets the grant was narrowed to (nil: every API its scope names); refreshes
+    /// may narrow further, never widen.
+    public var resources: [String]?
 
     public init(id: String, sessionId: String, clientId: String, scope: String, nonce: String?, createdAt: Date,
                 revokedAt: Date? = nil, refreshHash: String?, refreshExpiresAt: Date?, previousRefreshHash: String? = nil,
-                rotatedAt: Date? = nil, graceResponse: Data? = nil, clientAuthenticated: Bool = false) {
+                rotatedAt: Date? = nil, graceResponse: Data? = nil, clientAuthenticated: Bool = false, resources: [String]? = nil) {
+        self.resources = resources
         self.id = id
         self.sessionId = sessionId
         self.clientId = clientId
@@ -141,5 +145,14 @@ public struct SealedValue: Sendable, Equatable {
         self.id = id
         self.scope = scope
         self.data = data
+    }
+}
+
+extension TokenFamily {
+    /// `resources` as stored: space-separated (URIs hold no spaces); nil stays NULL.
+    public static func encode(_ resources: [String]?) -> String? { resources?.joined(separator: " ") }
+
+    public static func decode(_ stored: String?) -> [String]? {
+        stored.map { $0.split(separator: " ").map(String.init) }
     }
 }

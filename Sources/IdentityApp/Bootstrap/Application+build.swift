@@ -22,6 +22,7 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
             StoreCloser(store: prepared.engine.store),
             MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
             ReloadService(prepared: prepared, logger: logger),
+            KeyWatchService(engine: prepared.engine, logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? prepared.settings.port

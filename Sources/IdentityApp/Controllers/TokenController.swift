@@ -12,5 +12,13 @@ struct TokenController {
             let basic = try RequestParameters.basic(request)
             return Responses.json(try await services.engine.tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context)))
         }
+        // RFC 9126: pushed authorization requests, authenticated as here.
+        group.refuseOtherMethods("oauth/par", allow: [.post])
+        group.post("oauth/par") { request, context in
+            let parameters = try await RequestParameters.body(request, context: context)
+            let pushed = try await services.engine.pushedAuthorizations.push(parameters, basic: try RequestParameters.basic(request),
+                                                                             clientAddress: services.clientAddress(request, context))
+            return Responses.json(pushed, status: .created)
+        }
     }
 }

@@ -54,6 +54,10 @@ public struct ReloadService: Service {
                 }
             }
             engine.replaceState(EngineState(config: config, directory: directory, keys: keys, vault: vault))
+            // A key made by `idconnect keys rotate` becomes the one that signs, now.
+            if let ring = try await engine.signingKeys.adoptStored() {
+                logger.info("signing keys reloaded", metadata: ["active": "\(ring.active.kid)"])
+            }
             logger.info("configuration reloaded", metadata: ["environments": "\(config.environments.count)"])
             return true
         } catch let problems as ConfigProblems {

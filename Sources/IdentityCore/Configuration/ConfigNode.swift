@@ -100,3 +100,27 @@ public final class ProblemSink {
         if !problems.isEmpty { throw ConfigProblems(problems) }
     }
 }
+
+extension ConfigNode {
+    /// The node as JSON (for values passed through as they are, like app-association files).
+    /// Unquoted scalars become booleans, numbers or null where YAML would read them so; quoted
+    /// ones stay strings.
+    public var jsonValue: JSONValue {
+        switch value {
+        case .null: return .null
+        case .list(let items): return .array(items.map(\.jsonValue))
+        case .map(let entries): return .object(Dictionary(entries.map { ($0.key, $0.node.jsonValue) }, uniquingKeysWith: { _, last in last }))
+        case .scalar(let text, let quoted):
+            if quoted { return .string(text) }
+            switch text {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            case "null", "~": return .null
+            default:
+                if let integer = Int64(text) { return .int(integer) }
+                if let number = Double(text), text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .double(number) }
+                return .string(text)
+            }
+        }
+    }
+}

@@ -16,6 +16,12 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let unauthorizedClient = Code(rawValue: "unauthorized_client")
         public static let unsupportedGrantType = Code(rawValue: "unsupported_grant_type")
         public static let invalidScope = Code(rawValue: "invalid_scope")
+        /// RFC 8707: a `resource` the client may not get a token for.
+        public static let invalidTarget = Code(rawValue: "invalid_target")
+        /// OIDC Core 6: request objects (`request`) are not processed.
+        public static let requestNotSupported = Code(rawValue: "request_not_supported")
+        /// OIDC Core 6: a `request_uri` the pushed authorization endpoint did not issue.
+        public static let requestURINotSupported = Code(rawValue: "request_uri_not_supported")
         public static let invalidToken = Code(rawValue: "invalid_token")
         public static let accessDenied = Code(rawValue: "access_denied")
         public static let serverError = Code(rawValue: "server_error")
@@ -64,6 +70,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unauthorizedClient(_ d: String) -> OAuthError { .init(.unauthorizedClient, d) }
     public static func unsupportedGrantType(_ d: String) -> OAuthError { .init(.unsupportedGrantType, d) }
     public static func invalidScope(_ d: String) -> OAuthError { .init(.invalidScope, d) }
+    public static func invalidTarget(_ d: String) -> OAuthError { .init(.invalidTarget, d) }
     /// The identity source answered nonsense (502), docs/protocol.md, "Errors".
     public static func upstreamNonsense(_ d: String, debug: String? = nil) -> OAuthError { .init(.serverError, d, status: 502, debug: debug) }
     /// The identity source is down or timed out (503), docs/protocol.md, "Errors".

@@ -12,6 +12,9 @@ public struct AuthorizationRequest: Sendable {
     public let codeChallenge: String?
     public let prompt: String?
     public let loginHint: String?
+    /// RFC 8707 targets: the tokens of this authorization are for these APIs only (nil: every
+    /// API the granted scopes name).
+    public let resources: [String]?
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state) }
@@ -100,10 +103,23 @@ extension AuthorizationRequest {
                 throw .redirect(.invalidRequest("Unsupported prompt value."), target)
             }
         }
+        if parameters["request"] != nil {
+            throw .redirect(OAuthError(.requestNotSupported, "Request objects are not supported; send the parameters themselves."), target)
+        }
+        if parameters["request_uri"] != nil {
+            throw .redirect(OAuthError(.requestURINotSupported, "Only request_uri values from the pushed authorization endpoint are supported."), target)
+        }
+        let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope, extra: Scopes.extra(for: client))
+        let resources: [String]?
+        do {
+            try client.apiResources.checkRequested(parameters["scope"])
+            resources = try client.apiResources.targets(parameters.resources, granted: scope)
+        } catch {
+            throw .redirect(error, target)
+        }
         return AuthorizationRequest(
-            client: client, redirectURI: redirectURI, scope: Scopes.grant(parameters["scope"], within: client.instance?.scope,
-                                                                           extra: Scopes.extra(for: client.service)),
+            client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
-            prompt: prompt, loginHint: parameters["login_hint"])
+            prompt: prompt, loginHint: parameters["login_hint"], resources: resources)
     }
 }

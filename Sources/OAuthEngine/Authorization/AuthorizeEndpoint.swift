@@ -14,13 +14,21 @@ public struct AuthorizeEndpoint: Sendable {
     let upstream: UpstreamSignIn
     let sso: SSOSessions
     let webSSO: WebSSO
+    let pushed: PushedAuthorizations
 
     /// `GET /oauth/auth` (and a browser's form POST to it).
-    public func authorize(_ parameters: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
+    public func authorize(_ given: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
         let state = context.state
         let request: AuthorizationRequest
-        do {
+        let parameters: OAuthParameters
+        do throws(AuthorizationFailure) {
+            let expanded = try await pushed.expand(given)
+            parameters = expanded.parameters
             request = try await AuthorizationRequest.parse(parameters) { try await clients.resolve($0, in: state) }
+            if request.client.service.requirePar && !expanded.pushed {
+                throw AuthorizationFailure.redirect(.invalidRequest("This app must push its authorization requests (PAR) first."),
+                                                    request.errorTarget)
+            }
         } catch {
             return AuthorizeResult(outcome: Self.outcome(for: error), binding: nil, clearWebSSO: false)
         }
@@ -119,6 +127,9 @@ public struct AuthorizeEndpoint: Sendable {
             // appears.
             if error.error.code == .invalidClient { throw OAuthError.invalidClient(error.error.errorDescription) }
             throw error.error
+        }
+        guard !request.client.service.requirePar else {
+            throw OAuthError.invalidRequest("This app must push its authorization requests (PAR) first.")
         }
         guard request.client.authService.connector is any PasswordConnector else {
             throw OAuthError.invalidRequest("This auth service signs in through the browser; use GET /oauth/auth.")

@@ -36,12 +36,13 @@ public struct PendingAuthorizations: Sendable {
         let now = context.clock.now()
         let grantTtl = request.client.service.grantTtl
         let lifetime = mode == .api ? grantTtl : max(grantTtl, Self.browserPageLifetime)
-        let pending = PendingAuthorization(
+        var pending = PendingAuthorization(
             clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
             redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
             codeChallenge: request.codeChallenge, mode: mode, browserHash: browserBinding.map(Secrets.hash),
             prompt: request.prompt, loginHint: request.loginHint, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), upstreamState: upstreamState)
+        pending.resources = request.resources
         try await guarded("store pending authorization") { try await context.store.insertPending(pending, idHash: Secrets.hash(id)) }
         return id
     }
@@ -105,10 +106,11 @@ public struct PendingAuthorizations: Sendable {
     /// client nothing.
     func issueCode(_ request: AuthorizationRequest, session: LoginSession) async throws -> String {
         let now = context.clock.now()
-        let pending = PendingAuthorization(
+        var pending = PendingAuthorization(
             clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
             redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
             codeChallenge: request.codeChallenge, mode: .browser, createdAt: now, expiresAt: now)
+        pending.resources = request.resources
         try binding.checkMayServe(request.client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: request.client)
         try await guarded("SSO code") { try await context.store.insertCode(record) }
@@ -124,6 +126,6 @@ public struct PendingAuthorizations: Sendable {
         return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]), AuthorizationCode(
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
-            createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl))))
+            createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources))
     }
 }

@@ -18,6 +18,9 @@ public struct EnvironmentEntry: Sendable {
     public let environment: Environment
     public let services: [String: ResolvedAuthService]
     public let defaultService: ResolvedAuthService?
+    /// The APIs its tokens may be for: the environment's declarations, then the organization's
+    /// for scopes the environment does not declare (docs/api-resources.md).
+    public var apiResources: [APIResource] = []
 }
 
 /// A `client_id` resolved to an environment and one auth service
@@ -129,8 +132,11 @@ public struct ClientDirectory: Sendable {
             }
             let defaultService = environment.defaultAuthService.flatMap { services[$0] }
                 ?? (services.count == 1 ? services.values.first : nil)
+            let organizationResources = config.organizations.first { $0.id == environment.organization }?.apiResources ?? []
+            let own = Set(environment.apiResources.map(\.scope))
             environments[environment.appKey] = EnvironmentEntry(
-                environment: environment, services: services, defaultService: defaultService)
+                environment: environment, services: services, defaultService: defaultService,
+                apiResources: environment.apiResources + organizationResources.filter { !own.contains($0.scope) })
         }
         try problems.throwIfAny()
         return ClientDirectory(environments: environments)

@@ -29,16 +29,32 @@ public struct DiscoveryEndpoint: Sendable {
             "id_token_signing_alg_values_supported": list([algorithm]),
             "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "code_challenge_methods_supported": list(["S256"]),
-            "scopes_supported": list(Scopes.supported),
+            "scopes_supported": list(Scopes.supported + Self.declaredScopes(state)),
             "claims_supported": list(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid",
                                       "email", "name", "groups"]),
             "prompt_values_supported": list(["none", "login", "consent", "select_account"]),
             "request_parameter_supported": .bool(false),
+            "request_uri_parameter_supported": .bool(false),
+            "pushed_authorization_request_endpoint": .string("\(issuer)/oauth/par"),
+            "require_pushed_authorization_requests": .bool(Self.everyServiceRequiresPar(state)),
             "claims_parameter_supported": .bool(false),
         ]
         if state.config.environments.contains(where: { $0.registration != nil }) {
             document["registration_endpoint"] = .string("\(issuer)/oauth/register")
         }
         return document
+    }
+
+    /// Every API scope declared anywhere, each once, in configuration order.
+    static func declaredScopes(_ state: EngineState) -> [String] {
+        var seen = Set(Scopes.supported)
+        let declared = state.config.environments.flatMap(\.apiResources) + state.config.organizations.flatMap(\.apiResources)
+        return declared.map(\.scope).filter { seen.insert($0).inserted }
+    }
+
+    /// True only when no auth service takes an authorization request that was not pushed.
+    static func everyServiceRequiresPar(_ state: EngineState) -> Bool {
+        let services = state.config.environments.flatMap(\.authServices) + state.config.organizations.flatMap(\.authServices)
+        return !services.isEmpty && services.allSatisfy(\.requirePar)
     }
 }

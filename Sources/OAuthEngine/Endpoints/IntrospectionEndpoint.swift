@@ -33,7 +33,7 @@ public struct IntrospectionEndpoint: Sendable {
         return [
             "active": .bool(true), "token_type": .string("Bearer"), "scope": .string(verified.scope),
             "client_id": .string(verified.family.clientId), "username": .string(verified.session.userId),
-            "sub": .string(verified.session.subject), "aud": .string(verified.family.clientId), "iss": .string(context.issuer),
+            "sub": .string(verified.session.subject), "aud": Audience(verified.audiences).json, "iss": .string(context.issuer),
             "exp": .int(verified.expiresAt.epochSeconds), "iat": .int(verified.issuedAt.epochSeconds),
             "jti": .string(verified.jti),
         ]

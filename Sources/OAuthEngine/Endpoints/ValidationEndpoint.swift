@@ -66,7 +66,8 @@ public struct ValidationEndpoint: Sendable {
             throw OAuthError.invalidToken(ended.reason)
         }
         let fresh = VerifiedAccessToken(jti: verified.jti, scope: verified.scope, issuedAt: verified.issuedAt,
-                                        expiresAt: verified.expiresAt, family: verified.family, session: session, client: verified.client)
+                                        expiresAt: verified.expiresAt, family: verified.family, session: session, client: verified.client,
+                                        audiences: verified.audiences)
         do {
             return (fresh, try upstream.open(of: session))
         } catch {

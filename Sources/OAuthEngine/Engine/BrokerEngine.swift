@@ -26,6 +26,7 @@ public final class BrokerEngine: Sendable {
     public let webSSO: WebSSO
     public let signingKeys: SigningKeyReloader
     public let throttle: LoginThrottle
+    public let pushedAuthorizations: PushedAuthorizations
     public let qrBrowser: QRLoginBrowser
     public let qrAPI: QRLoginAPI
 
@@ -78,8 +79,10 @@ public final class BrokerEngine: Sendable {
         self.signingKeys = keys
         self.tokens = tokens
         self.validation = validation
+        let pushed = PushedAuthorizations(context: context, clients: clients, rateLimiter: rateLimiter)
+        pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
-                                      sso: sso, webSSO: webSSO)
+                                      sso: sso, webSSO: webSSO, pushed: pushed)
         passwordSignIn = PasswordSignIn(context: context, authorizations: authorizations, checker: checker)
         introspection = IntrospectionEndpoint(context: context, clients: clients, validation: validation)
         revocation = RevocationEndpoint(context: context, clients: clients, verifier: verifier, revocation: revocationService)

@@ -18,6 +18,9 @@ public enum VaultBindings {
     /// What an app-to-web `css` value stands for, under the value's hash.
     static func webSSO(hash: String) -> Vault.Binding { .init(purpose: "css", owner: hash) }
 
+    /// A pushed authorization request's parameters, under its `request_uri`'s hash.
+    static func pushed(hash: String) -> Vault.Binding { .init(purpose: "par", owner: hash) }
+
     /// A redirect connector's state between the redirect and the callback.
     static func upstreamState(idHash: String) -> Vault.Binding { .init(purpose: "upstream-state", owner: idHash) }
 }

@@ -32,6 +32,8 @@ struct AuthorizationCodeGrant: TokenGrant {
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         }
         try await check(code, parameters: parameters, redirectURI: redirectURI, client: authenticated, now: now)
+        // RFC 8707 §2.2: the token request may narrow the authorization's targets, never widen them.
+        let targets = try authenticated.client.apiResources.targets(parameters.resources, granted: code.scope, within: code.resources)
         let session = try await liveSession(code.sessionId, client: authenticated.client, now: now)
         let familyId = Secrets.randomToken(bytes: 24)
         switch try await guarded("redeem code", { try await codes.redeemCode(hash: hash, at: now, familyId: familyId) }) {
@@ -44,7 +46,7 @@ struct AuthorizationCodeGrant: TokenGrant {
         case .redeemed:
             return try await guarded("issue tokens for code") {
                 try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
-                                                familyId: familyId, keys: keys)
+                                                familyId: familyId, resources: targets ?? code.resources, keys: keys)
             }
         }
     }

@@ -38,12 +38,14 @@ struct ClientCredentialsGrant: TokenGrant {
             throw ended
         }
         let scope = Scopes.grant(parameters["scope"] ?? instance.scope, within: instance.scope,
-                                 extra: Scopes.extra(for: client.service))
+                                 extra: Scopes.extra(for: client))
             .split(separator: " ").filter { $0 != "openid" && $0 != "offline_access" }.joined(separator: " ")
+        try client.apiResources.checkRequested(parameters["scope"])
+        let targets = try client.apiResources.targets(parameters.resources, granted: scope)
         return try await guarded("client credentials issuance") {
             let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
                                      scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil,
-                                     clientAuthenticated: true)
+                                     clientAuthenticated: true, resources: targets)
             try await families.insertFamily(family)
             return try await issuer.mint(session: session, family: family, client: client, refreshToken: nil,
                                          includeIDToken: false, includeNonce: false, keys: keys)

@@ -20,15 +20,17 @@ struct PasswordGrant: TokenGrant {
         let username = try parameters.require("username")
         let password = try parameters.require("password")
         let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope,
-                                 extra: Scopes.extra(for: client.service))
+                                 extra: Scopes.extra(for: client))
         let credentials = PasswordCredentials(username: username, password: password, scopes: scope.split(separator: " ").map(String.init))
+        try client.apiResources.checkRequested(parameters["scope"])
+        let targets = try client.apiResources.targets(parameters.resources, granted: scope)
         let identity = try await checker.attempt(credentials, client: client, clientAddress: clientAddress).get()
         return try await guarded("password grant issuance") {
             let session = try issuer.makeSession(identity: identity, client: client)
             try await sessions.insertSession(session)
             audit.signedIn(session, client: client, address: clientAddress)
             return try await issuer.issueNewFamily(session: session, client: authenticated, scope: scope, nonce: nil,
-                                                   familyId: Secrets.randomToken(bytes: 24), keys: keys)
+                                                   familyId: Secrets.randomToken(bytes: 24), resources: targets, keys: keys)
         }
     }
 }

@@ -47,11 +47,14 @@ struct RefreshTokenGrant: TokenGrant {
             try await revocation.revokeForReuse(family)
             throw invalid
         case .current:
-            return try await rotate(family, presentedHash: hash, client: client, keys: keys, now: now)
+            // RFC 8707 §2.2: a refresh may narrow the grant's targets for this token, never widen them.
+            let narrowed = try client.apiResources.targets(parameters.resources, granted: family.scope,
+                                                           within: TokenIssuer.audiences(family: family, client: client, narrowed: nil))
+            return try await rotate(family, presentedHash: hash, client: client, narrowed: narrowed, keys: keys, now: now)
         }
     }
 
-    private func rotate(_ family: TokenFamily, presentedHash hash: String, client: ResolvedClient,
+    private func rotate(_ family: TokenFamily, presentedHash hash: String, client: ResolvedClient, narrowed: [String]?,
                         keys: SigningKeyRing, now: Date) async throws -> TokenResponse {
         let invalid = OAuthError.invalidGrant("The refresh token is invalid, expired or revoked.")
         guard let expiry = family.refreshExpiresAt, now < expiry else { throw invalid }
@@ -65,7 +68,8 @@ struct RefreshTokenGrant: TokenGrant {
         let newToken = Secrets.randomToken()
         let response = try await guarded("mint refreshed tokens") {
             try await issuer.mint(session: session, family: family, client: client, refreshToken: newToken,
-                                  includeIDToken: Scopes.contains(family.scope, "openid"), includeNonce: false, keys: keys)
+                                  includeIDToken: Scopes.contains(family.scope, "openid"), includeNonce: false,
+                                  narrowed: narrowed, keys: keys)
         }
         let sealed = try live.snapshot.vault.seal(try JSONEncoder.sortedCompact.encode(response), VaultBindings.grace(familyId: family.id))
         let rotated = try await guarded("rotate refresh token") {

@@ -8,7 +8,7 @@ extension AccessTokenClaims {
     init?(payload: Data) {
         guard case .object(let claims)? = JSONValue(parsing: payload),
               case .string(let iss)? = claims["iss"], case .string(let sub)? = claims["sub"],
-              case .string(let aud)? = claims["aud"], case .int(let exp)? = claims["exp"],
+              let aud = Self.audience(claims["aud"]), case .int(let exp)? = claims["exp"],
               case .int(let iat)? = claims["iat"], case .string(let jti)? = claims["jti"],
               case .string(let clientId)? = claims["client_id"], case .string(let scope)? = claims["scope"],
               case .string(let sid)? = claims["sid"], case .string(let fid)? = claims["fid"] else { return nil }
@@ -18,7 +18,24 @@ extension AccessTokenClaims {
         case nil, .null?: authTime = nil
         default: return nil
         }
-        self.init(iss: iss, sub: sub, aud: aud, exp: exp, iat: iat, jti: jti, client_id: clientId, scope: scope,
-                  sid: sid, fid: fid, auth_time: authTime)
+        var nbf: Int64?
+        if case .int(let value)? = claims["nbf"] { nbf = value }
+        self.init(iss: iss, sub: sub, aud: aud, exp: exp, nbf: nbf, iat: iat, jti: jti, client_id: clientId, scope: scope,
+                  sid: sid, fid: fid, auth_time: authTime, email: claims["email"]?.stringValue,
+                  roles: claims["roles"].flatMap(Self.strings))
+    }
+
+    private static func audience(_ value: JSONValue?) -> Audience? {
+        switch value {
+        case .string(let one)?: return Audience([one])
+        case .array?: return strings(value!).map(Audience.init)
+        default: return nil
+        }
+    }
+
+    private static func strings(_ value: JSONValue) -> [String]? {
+        guard case .array(let items) = value else { return nil }
+        let strings = items.compactMap(\.stringValue)
+        return strings.count == items.count ? strings : nil
     }
 }

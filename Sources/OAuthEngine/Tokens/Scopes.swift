@@ -2,7 +2,7 @@ import IdentityConfig
 
 /// Scope handling: the broker grants the scopes it knows and ignores others (RFC 6749 §3.3).
 public enum Scopes {
-    public static let supported: [String] = ["openid", "profile", "email", "groups", "offline_access", "native"]
+    public static let supported: [String] = ["openid", "profile", "email", "groups", "roles", "offline_access", "native"]
 
     /// The granted scope string for a requested one: known values (`supported`, and the
     /// auth service's own `extra` scopes), each once, in request order.
@@ -25,8 +25,9 @@ public enum Scopes {
         scope.split(separator: " ").contains { $0 == value }
     }
 
-    /// Scopes an auth service adds to `supported` for its own clients: its QR-login scope.
-    public static func extra(for service: AuthService) -> [String] {
-        service.qrLogin.map { [$0.scope] } ?? []
+    /// Scopes a client may ask for beyond `supported`: its auth service's QR-login scope and the
+    /// API scopes it is allowed.
+    public static func extra(for client: ResolvedClient) -> [String] {
+        (client.service.qrLogin.map { [$0.scope] } ?? []) + client.apiResources.scopes
     }
 }

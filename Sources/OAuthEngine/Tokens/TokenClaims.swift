@@ -2,12 +2,17 @@ import Crypto
 import Foundation
 import IdentityCore
 
-/// Claims of a broker access token (RFC 9068 profile, `typ: at+jwt`).
+/// Claims of a broker access token (RFC 9068 profile, `typ: at+jwt`). Resource servers check
+/// them offline with any JWT library (docs/api-resources.md): `exp`, `nbf`, `iat`, `iss`, `aud`,
+/// `sub` are always there.
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var iss: String
     public var sub: String
-    public var aud: String
+    /// The APIs the token is for, or the `client_id` when it is for none (Kinvey MIC).
+    public var aud: Audience
     public var exp: Int64
+    /// Same whole second as `iat`.
+    public var nbf: Int64?
     public var iat: Int64
     public var jti: String
     public var client_id: String
@@ -17,6 +22,34 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// The token family (refresh-token family) the token belongs to.
     public var fid: String
     public var auth_time: Int64?
+    /// With scope `email`.
+    public var email: String?
+    /// With scope `roles`: the user's groups.
+    public var roles: [String]?
+}
+
+/// A JWT `aud`: a string for one audience, an array for several (RFC 7519 §4.1.3).
+public struct Audience: Codable, Sendable, Equatable {
+    public var values: [String]
+
+    public init(_ values: [String]) { self.values = values }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let one = try? container.decode(String.self) {
+            values = [one]
+        } else {
+            values = try container.decode([String].self)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if values.count == 1 { try container.encode(values[0]) } else { try container.encode(values) }
+    }
+
+    /// As JSON for introspection answers.
+    public var json: JSONValue { values.count == 1 ? .string(values[0]) : .array(values.map { .string($0) }) }
 }
 
 /// Claims of an OpenID Connect ID token (OIDC Core §2).

@@ -46,7 +46,7 @@ struct TokenIssuer: Sendable {
     /// password grant) was redeemed with the instance's own secret. When the instance turns out to
     /// be bound to someone else, nothing is issued and the session ends unless another app uses it.
     func issueNewFamily(session: LoginSession, client authenticated: AuthenticatedClient, scope: String, nonce: String?,
-                        familyId: String, keys: SigningKeyRing) async throws -> TokenResponse {
+                        familyId: String, resources: [String]? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
         let client = authenticated.client
         do {
             try await binding.bind(client, to: session)
@@ -61,7 +61,7 @@ struct TokenIssuer: Sendable {
             id: familyId, sessionId: session.id, clientId: client.clientId, scope: scope, nonce: nonce, createdAt: now,
             refreshHash: refreshToken.map(Secrets.hash),
             refreshExpiresAt: refreshToken.map { _ in refreshExpiry(session: session, service: service, now: now) },
-            clientAuthenticated: authenticated.authenticated)
+            clientAuthenticated: authenticated.authenticated, resources: resources)
         try await context.store.insertFamily(family)
         return try await mint(session: session, family: family, client: client, refreshToken: refreshToken,
                               includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
@@ -73,10 +73,19 @@ struct TokenIssuer: Sendable {
         return session.maxExpiresAt.map { min($0, expiry) } ?? expiry
     }
 
+    /// The audiences of an access token of `family`: the targets this request narrowed to, else
+    /// the family's, else every API its scope names; the `client_id` when that leaves none
+    /// (docs/api-resources.md).
+    static func audiences(family: TokenFamily, client: ResolvedClient, narrowed: [String]?) -> [String] {
+        let audiences = narrowed ?? family.resources ?? client.apiResources.audiences(granted: family.scope)
+        return audiences.isEmpty ? [family.clientId] : audiences
+    }
+
     /// Mints an access token (and an ID token when asked) for an existing family. Refreshed ID
     /// tokens carry no nonce: a refresh is not an authentication request (OIDC Core §12.2 errata).
+    /// `narrowed` restricts this access token's audiences (a refresh with `resource`).
     func mint(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
-              includeIDToken: Bool, includeNonce: Bool, keys: SigningKeyRing) async throws -> TokenResponse {
+              includeIDToken: Bool, includeNonce: Bool, narrowed: [String]? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
         let now = context.clock.now()
         let service = client.service
         let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
@@ -85,9 +94,11 @@ struct TokenIssuer: Sendable {
         switch service.tokenFormat {
         case .jwt:
             let claims = AccessTokenClaims(
-                iss: context.issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
-                iat: now.epochSeconds, jti: jti, client_id: family.clientId, scope: family.scope,
-                sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds)
+                iss: context.issuer, sub: session.subject, aud: Audience(Self.audiences(family: family, client: client, narrowed: narrowed)),
+                exp: expiresAt.epochSeconds, nbf: now.epochSeconds, iat: now.epochSeconds, jti: jti, client_id: family.clientId,
+                scope: family.scope, sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds,
+                email: Scopes.contains(family.scope, "email") ? session.attributes["email"]?.stringValue : nil,
+                roles: Scopes.contains(family.scope, "roles") ? session.groups ?? [] : nil)
             accessToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()

@@ -12,6 +12,8 @@ public struct VerifiedAccessToken: Sendable {
     public let family: TokenFamily
     public let session: LoginSession
     public let client: ResolvedClient
+    /// The token's `aud`: its claim for a JWT, what the family grants for an opaque token.
+    public let audiences: [String]
 }
 
 /// Checks the broker's own tokens (docs/protocol.md, "Tokens" and "GET /oauth/validate"):
@@ -33,9 +35,11 @@ struct TokenVerifier: Sendable {
         let state = context.state
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
+        var audiences: [String]?
         if token.utf8.contains(UInt8(ascii: ".")) {
             guard let claims = await verifiedClaims(token, keys: state.keys) else { throw invalid }
             (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
+            audiences = claims.aud.values
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
             expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
         } else {
@@ -52,7 +56,8 @@ struct TokenVerifier: Sendable {
               sessionId == nil || sessionId == access.session.id,
               let client = try await clients.resolve(access.family.clientId, in: state) else { throw invalid }
         return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
-                                   family: access.family, session: access.session, client: client)
+                                   family: access.family, session: access.session, client: client,
+                                   audiences: audiences ?? TokenIssuer.audiences(family: access.family, client: client, narrowed: nil))
     }
 
     /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
