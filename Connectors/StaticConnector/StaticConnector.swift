@@ -55,7 +55,12 @@ public struct StaticConnectorFactory: ConnectorFactory {
             let username = user.string("username", required: true)
             let hashText = user.string("passwordHash", required: true)
             var attributes: [String: JSONValue] = [:]
-            if let email = user.string("email") { attributes["email"] = .string(email) }
+            let emailVerified = user.bool("emailVerified") ?? false
+            if let email = user.string("email") {
+                attributes["email"] = .string(email)
+                // Configured addresses are not proven unless the operator says so.
+                attributes["email_verified"] = .bool(emailVerified)
+            }
             if let name = user.string("name") { attributes["name"] = .string(name) }
             if let groups = user.strings("groups") { attributes["groups"] = .array(groups.map { .string($0) }) }
             if let extra = user.stringMap("attributes") {

@@ -104,8 +104,9 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX qr_logins_expiry ON qr_logins (expires_at)",
         ]),
-        // RFC 8707: the APIs a token family was narrowed to.
-        ("v7-resources", ["ALTER TABLE token_families ADD COLUMN resources TEXT"]),
+        // RFC 8707: the APIs a token family was narrowed to; OIDC: the claims it asked for.
+        ("v7-resources-claims", ["ALTER TABLE token_families ADD COLUMN resources TEXT",
+                                 "ALTER TABLE token_families ADD COLUMN claims TEXT"]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

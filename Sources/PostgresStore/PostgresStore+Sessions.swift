@@ -110,11 +110,11 @@ extension PostgresStore: TokenFamilyStore {
         try await transaction { [logger] connection in
             try await connection.query("""
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources)
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
                 VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
                     \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
                     \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated),
-                    \(TokenFamily.encode(family.resources)))
+                    \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)))
                 """, logger: logger)
             if let expiry = family.refreshExpiresAt {
                 try await connection.query(Self.extendSession(to: expiry, sessionId: family.sessionId), logger: logger)
@@ -210,11 +210,11 @@ extension PostgresStore: TokenFamilyStore {
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims
         """
 
     /// How many columns `familyColumns` has (where the next table's columns start in a join).
-    static let familyColumnCount = 14
+    static let familyColumnCount = 15
 
     /// A column list with every column prefixed by a table alias, for joins.
     static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
@@ -235,6 +235,7 @@ extension PostgresStore: TokenFamilyStore {
             previousRefreshHash: try row[offset + 9].decode(String?.self),
             rotatedAt: Date(pg: try row[offset + 10].decode(Double?.self)), graceResponse: try row[offset + 11].decode(Data?.self),
             clientAuthenticated: try row[offset + 12].decode(Bool.self),
-            resources: TokenFamily.decode(try row[offset + 13].decode(String?.self)))
+            resources: TokenFamily.decode(try row[offset + 13].decode(String?.self)),
+            claims: ClaimsRequest.decode(try row[offset + 14].decode(String?.self)))
     }
 }

@@ -97,9 +97,12 @@ extension SQLiteStore {
                 CREATE INDEX qr_logins_expiry ON qr_logins(expires_at);
                 """)
         }
-        migrator.registerMigration("v9-resources") { db in
-            // RFC 8707: the APIs a token family was narrowed to.
-            try db.execute(sql: "ALTER TABLE token_families ADD COLUMN resources TEXT")
+        migrator.registerMigration("v9-resources-claims") { db in
+            // RFC 8707: the APIs a token family was narrowed to; OIDC: the claims it asked for.
+            try db.execute(sql: """
+                ALTER TABLE token_families ADD COLUMN resources TEXT;
+                ALTER TABLE token_families ADD COLUMN claims TEXT;
+                """)
         }
         return migrator
     }

@@ -109,12 +109,13 @@ extension SQLiteStore: TokenFamilyStore {
         try await pool.write { db in
             try db.execute(sql: """
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
                                  family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
                                  family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
-                                 family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources)])
+                                 family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
+                                 ClaimsRequest.encode(family.claims)])
             if let expiry = family.refreshExpiresAt {
                 try db.execute(sql: Self.extendSessionSQL, arguments: [expiry.sql, family.sessionId])
             }
@@ -206,11 +207,11 @@ extension SQLiteStore: TokenFamilyStore {
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims
         """
 
     /// How many columns `familyColumns` has (where the next table's columns start in a join).
-    static let familyColumnCount = 14
+    static let familyColumnCount = 15
 
     /// `familyColumns` with a table alias, for joins.
     static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
@@ -228,6 +229,6 @@ extension SQLiteStore: TokenFamilyStore {
             revokedAt: Date(sql: row[offset + 6]), refreshHash: row[offset + 7],
             refreshExpiresAt: Date(sql: row[offset + 8]), previousRefreshHash: row[offset + 9],
             rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11], clientAuthenticated: row[offset + 12],
-            resources: TokenFamily.decode(row[offset + 13]))
+            resources: TokenFamily.decode(row[offset + 13]), claims: ClaimsRequest.decode(row[offset + 14]))
     }
 }

@@ -39,6 +39,10 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var lastError: String?
     /// RFC 8707 targets the authorization named (nil: none).
     public var resources: [String]?
+    /// OIDC `claims` asked for (nil: none).
+    public var claims: ClaimsRequest?
+    /// OIDC `max_age`: the sign-in may be at most this many seconds old.
+    public var maxAge: Int?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,
@@ -78,10 +82,14 @@ public struct AuthorizationCode: Sendable, Codable, Equatable {
     public var expiresAt: Date
     /// RFC 8707 targets the authorization named (nil: none): the token request may narrow them.
     public var resources: [String]?
+    /// OIDC `claims` asked for (nil: none).
+    public var claims: ClaimsRequest?
 
     public init(hash: String, clientId: String, redirectURI: String, scope: String, nonce: String?,
-                codeChallenge: String?, sessionId: String, createdAt: Date, expiresAt: Date, resources: [String]? = nil) {
+                codeChallenge: String?, sessionId: String, createdAt: Date, expiresAt: Date, resources: [String]? = nil,
+                claims: ClaimsRequest? = nil) {
         self.resources = resources
+        self.claims = claims
         self.hash = hash
         self.clientId = clientId
         self.redirectURI = redirectURI

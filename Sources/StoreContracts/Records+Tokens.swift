@@ -26,11 +26,15 @@ public struct TokenFamily: Sendable, Equatable {
     /// RFC 8707 targets the grant was narrowed to (nil: every API its scope names); refreshes
     /// may narrow further, never widen.
     public var resources: [String]?
+    /// OIDC `claims` asked for at authorization: what the ID tokens and userinfo add.
+    public var claims: ClaimsRequest?
 
     public init(id: String, sessionId: String, clientId: String, scope: String, nonce: String?, createdAt: Date,
                 revokedAt: Date? = nil, refreshHash: String?, refreshExpiresAt: Date?, previousRefreshHash: String? = nil,
-                rotatedAt: Date? = nil, graceResponse: Data? = nil, clientAuthenticated: Bool = false, resources: [String]? = nil) {
+                rotatedAt: Date? = nil, graceResponse: Data? = nil, clientAuthenticated: Bool = false, resources: [String]? = nil,
+                claims: ClaimsRequest? = nil) {
         self.resources = resources
+        self.claims = claims
         self.id = id
         self.sessionId = sessionId
         self.clientId = clientId

@@ -17,16 +17,43 @@ struct AuthorizeController {
     func register(on group: RouterGroup<AppRequestContext>) {
         group.refuseOtherMethods("oauth/auth", allow: [.get, .post])
         group.get("oauth/auth") { request, context in await authorize(request, context) }
-        group.post("oauth/auth") { request, context in try await automatedGrant(request, context) }
+        // OIDC Core 3.1.2.1: a browser may POST the authorization request as a form; the Kinvey
+        // SDKs POST for the automated grant and ask for JSON.
+        group.post("oauth/auth") { request, context in
+            guard Self.prefersHTML(request.headers[.accept]) else { return try await automatedGrant(request, context) }
+            let parameters: OAuthParameters
+            do {
+                parameters = try await RequestParameters.body(request, context: context)
+            } catch {
+                return services.pages.errorPage((error as? OAuthError) ?? .invalidRequest("The request could not be read."))
+            }
+            return await authorize(request, context, parameters: parameters)
+        }
     }
 
     private var engine: BrokerEngine { services.engine }
     private var cookies: BrowserCookies { services.cookies }
 
-    func authorize(_ request: Request, _ context: AppRequestContext) async -> Response {
+    /// Whether an `Accept` header ranks HTML above JSON (a browser's form POST).
+    static func prefersHTML(_ accept: String?) -> Bool {
+        guard let accept else { return false }
+        var html = 0.0, json = 0.0
+        for part in accept.split(separator: ",").prefix(32) {
+            let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let quality = pieces.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            switch pieces.first {
+            case "text/html", "application/xhtml+xml": html = max(html, quality)
+            case "application/json": json = max(json, quality)
+            default: break
+            }
+        }
+        return html > 0 && html > json
+    }
+
+    func authorize(_ request: Request, _ context: AppRequestContext, parameters given: OAuthParameters? = nil) async -> Response {
         let parameters: OAuthParameters
         do {
-            parameters = try RequestParameters.query(request)
+            parameters = try given ?? RequestParameters.query(request)
         } catch {
             return services.pages.errorPage((error as? OAuthError) ?? .invalidRequest("The request could not be read."))
         }

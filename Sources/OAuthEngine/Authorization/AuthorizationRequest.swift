@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import StoreContracts
 
 /// A checked authorization request (`GET /oauth/auth`, `POST /oauth/auth`),
 /// docs/protocol.md, "GET /oauth/auth" and "POST /oauth/auth".
@@ -15,6 +16,10 @@ public struct AuthorizationRequest: Sendable {
     /// RFC 8707 targets: the tokens of this authorization are for these APIs only (nil: every
     /// API the granted scopes name).
     public let resources: [String]?
+    /// OIDC `max_age`: an existing sign-in older than this many seconds is not reused.
+    public let maxAge: Int?
+    /// OIDC `claims`: claims asked for by name.
+    public let claims: ClaimsRequest?
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state) }
@@ -109,6 +114,20 @@ extension AuthorizationRequest {
         if parameters["request_uri"] != nil {
             throw .redirect(OAuthError(.requestURINotSupported, "Only request_uri values from the pushed authorization endpoint are supported."), target)
         }
+        var maxAge: Int?
+        if let text = parameters["max_age"] {
+            guard let value = Int(text), value >= 0, value <= 1_000_000_000 else {
+                throw .redirect(.invalidRequest("max_age must be a number of seconds."), target)
+            }
+            maxAge = value
+        }
+        var claims: ClaimsRequest?
+        if let text = parameters["claims"] {
+            guard let parsed = ClaimsRequest(json: text) else {
+                throw .redirect(.invalidRequest("claims must be a JSON object with id_token and userinfo members (OIDC Core 5.5)."), target)
+            }
+            claims = parsed
+        }
         let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope, extra: Scopes.extra(for: client))
         let resources: [String]?
         do {
@@ -120,6 +139,6 @@ extension AuthorizationRequest {
         return AuthorizationRequest(
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
-            prompt: prompt, loginHint: parameters["login_hint"], resources: resources)
+            prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims)
     }
 }

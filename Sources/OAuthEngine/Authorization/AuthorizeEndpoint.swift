@@ -32,11 +32,17 @@ public struct AuthorizeEndpoint: Sendable {
         } catch {
             return AuthorizeResult(outcome: Self.outcome(for: error), binding: nil, clearWebSSO: false)
         }
-        let prompts = Set((request.prompt ?? "").split(separator: " ").map(String.init))
+        var prompts = Set((request.prompt ?? "").split(separator: " ").map(String.init))
+        // OIDC Core 3.1.2.1: max_age=0 is prompt=login; otherwise only sign-ins recent enough count.
+        if request.maxAge == 0 { prompts.insert("login") }
+        let now = context.clock.now()
+        func recentEnough(_ session: LoginSession) -> Bool {
+            request.maxAge.map { now.timeIntervalSince(session.authTime) <= TimeInterval($0) } ?? true
+        }
         if let value = browser.webSSOValue {
             // Taken (spent) whatever happens next; prompt=login still shows the form.
             var result: AuthorizeResult
-            if let session = await webSSO.redeem(value, for: request.client), !prompts.contains("login") {
+            if let session = await webSSO.redeem(value, for: request.client), !prompts.contains("login"), recentEnough(session) {
                 result = AuthorizeResult(outcome: await signIn(request, with: session, rememberFor: browser), binding: nil, clearWebSSO: true)
             } else {
                 result = await startSignIn(request, prompts: prompts, browser: browser)
@@ -45,7 +51,7 @@ public struct AuthorizeEndpoint: Sendable {
             return result
         }
         if !prompts.contains("login") {
-            let sessions = await sso.sessions(for: request.client, ssoToken: browser.ssoToken)
+            let sessions = await sso.sessions(for: request.client, ssoToken: browser.ssoToken).filter(recentEnough)
             if prompts.contains("select_account"), !sessions.isEmpty {
                 return AuthorizeResult(outcome: .accountChooser(accountChooser(request, sessions: sessions, parameters: parameters)),
                                        binding: nil, clearWebSSO: false)

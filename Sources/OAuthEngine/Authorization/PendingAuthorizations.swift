@@ -43,6 +43,8 @@ public struct PendingAuthorizations: Sendable {
             prompt: request.prompt, loginHint: request.loginHint, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), upstreamState: upstreamState)
         pending.resources = request.resources
+        pending.claims = request.claims
+        pending.maxAge = request.maxAge
         try await guarded("store pending authorization") { try await context.store.insertPending(pending, idHash: Secrets.hash(id)) }
         return id
     }
@@ -111,6 +113,7 @@ public struct PendingAuthorizations: Sendable {
             redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
             codeChallenge: request.codeChallenge, mode: .browser, createdAt: now, expiresAt: now)
         pending.resources = request.resources
+        pending.claims = request.claims
         try binding.checkMayServe(request.client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: request.client)
         try await guarded("SSO code") { try await context.store.insertCode(record) }
@@ -126,6 +129,7 @@ public struct PendingAuthorizations: Sendable {
         return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]), AuthorizationCode(
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
-            createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources))
+            createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources,
+            claims: pending.claims))
     }
 }

@@ -30,14 +30,15 @@ public struct DiscoveryEndpoint: Sendable {
             "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "code_challenge_methods_supported": list(["S256"]),
             "scopes_supported": list(Scopes.supported + Self.declaredScopes(state)),
-            "claims_supported": list(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid",
-                                      "email", "name", "groups"]),
+            "claims_supported": list(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "acr",
+                                      "email", "email_verified", "name", "preferred_username", "groups"]),
+            "acr_values_supported": list([AuthenticationContext.password, AuthenticationContext.secondFactor]),
             "prompt_values_supported": list(["none", "login", "consent", "select_account"]),
             "request_parameter_supported": .bool(false),
             "request_uri_parameter_supported": .bool(false),
             "pushed_authorization_request_endpoint": .string("\(issuer)/oauth/par"),
             "require_pushed_authorization_requests": .bool(Self.everyServiceRequiresPar(state)),
-            "claims_parameter_supported": .bool(false),
+            "claims_parameter_supported": .bool(true),
         ]
         if state.config.environments.contains(where: { $0.registration != nil }) {
             document["registration_endpoint"] = .string("\(issuer)/oauth/register")

@@ -96,14 +96,8 @@ public struct ValidationEndpoint: Sendable {
         guard Scopes.contains(verified.scope, "openid") else {
             throw OAuthError(.invalidToken, "The access token was not issued with the openid scope.", status: 403)
         }
-        let session = verified.session
-        var claims: [String: JSONValue] = ["sub": .string(session.subject)]
-        if Scopes.contains(verified.scope, "email"), let email = session.attributes["email"] { claims["email"] = email }
-        if Scopes.contains(verified.scope, "profile") {
-            if let name = session.attributes["name"] { claims["name"] = name }
-            claims["preferred_username"] = .string(session.userId)
-        }
-        if Scopes.contains(verified.scope, "groups"), let groups = session.attributes["groups"] { claims["groups"] = groups }
+        var claims = UserClaims.claims(of: verified.session, scope: verified.scope, requested: verified.family.claims?.userinfo ?? [])
+        claims["sub"] = .string(verified.session.subject)
         return claims
     }
 }

@@ -64,9 +64,12 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var at_hash: String?
     public var sid: String?
     public var email: String?
+    public var email_verified: Bool?
     public var name: String?
     public var preferred_username: String?
     public var groups: [String]?
+    /// `urn:idconnect:acr:pwd`, or `urn:idconnect:acr:mfa` after a second factor.
+    public var acr: String?
 
     public init(iss: String, sub: String, aud: String, exp: Int64, iat: Int64, auth_time: Int64, nonce: String? = nil,
                 at_hash: String? = nil, sid: String? = nil) {

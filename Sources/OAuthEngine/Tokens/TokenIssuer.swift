@@ -46,7 +46,8 @@ struct TokenIssuer: Sendable {
     /// password grant) was redeemed with the instance's own secret. When the instance turns out to
     /// be bound to someone else, nothing is issued and the session ends unless another app uses it.
     func issueNewFamily(session: LoginSession, client authenticated: AuthenticatedClient, scope: String, nonce: String?,
-                        familyId: String, resources: [String]? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
+                        familyId: String, resources: [String]? = nil, claims: ClaimsRequest? = nil,
+                        keys: SigningKeyRing) async throws -> TokenResponse {
         let client = authenticated.client
         do {
             try await binding.bind(client, to: session)
@@ -61,7 +62,7 @@ struct TokenIssuer: Sendable {
             id: familyId, sessionId: session.id, clientId: client.clientId, scope: scope, nonce: nonce, createdAt: now,
             refreshHash: refreshToken.map(Secrets.hash),
             refreshExpiresAt: refreshToken.map { _ in refreshExpiry(session: session, service: service, now: now) },
-            clientAuthenticated: authenticated.authenticated, resources: resources)
+            clientAuthenticated: authenticated.authenticated, resources: resources, claims: claims)
         try await context.store.insertFamily(family)
         return try await mint(session: session, family: family, client: client, refreshToken: refreshToken,
                               includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
@@ -112,7 +113,8 @@ struct TokenIssuer: Sendable {
                 iss: context.issuer, sub: session.subject, aud: family.clientId, exp: expiresAt.epochSeconds,
                 iat: now.epochSeconds, auth_time: session.authTime.epochSeconds, nonce: includeNonce ? family.nonce : nil,
                 at_hash: AccessTokenHash.compute(accessToken), sid: session.id)
-            claims.addUserClaims(of: session, scope: family.scope)
+            claims.addUserClaims(of: session, scope: family.scope, requested: family.claims?.idToken ?? [])
+            claims.acr = AuthenticationContext.acr(of: session)
             idToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "JWT")
         }
         return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
@@ -121,17 +123,23 @@ struct TokenIssuer: Sendable {
 }
 
 extension IDTokenClaims {
-    /// The user's claims the granted scopes ask for, and nothing else (docs/security.md, rule 14):
-    /// `email` with scope `email`, `name` and `preferred_username` with `profile`, `groups` with
-    /// `groups`.
-    mutating func addUserClaims(of session: LoginSession, scope: String) {
-        if Scopes.contains(scope, "email") { email = session.attributes["email"]?.stringValue }
-        if Scopes.contains(scope, "profile") {
-            name = session.attributes["name"]?.stringValue
-            preferred_username = session.userId
-        }
-        if Scopes.contains(scope, "groups") { groups = session.groups }
+    /// The user's claims the granted scopes and the `claims` request ask for (``UserClaims``).
+    mutating func addUserClaims(of session: LoginSession, scope: String, requested: [String]) {
+        let claims = UserClaims.claims(of: session, scope: scope, requested: requested)
+        email = claims["email"]?.stringValue
+        if case .bool(let verified)? = claims["email_verified"] { email_verified = verified }
+        name = claims["name"]?.stringValue
+        preferred_username = claims["preferred_username"]?.stringValue
+        if case .array(let values)? = claims["groups"] { groups = values.compactMap(\.stringValue) }
     }
+}
+
+/// The authentication context class of a sign-in (OIDC Core 2, `acr`).
+public enum AuthenticationContext {
+    public static let password = "urn:idconnect:acr:pwd"
+    public static let secondFactor = "urn:idconnect:acr:mfa"
+
+    static func acr(of session: LoginSession) -> String { password }
 }
 
 extension LoginSession {
