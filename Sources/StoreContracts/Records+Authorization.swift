@@ -43,6 +43,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var claims: ClaimsRequest?
     /// OIDC `max_age`: the sign-in may be at most this many seconds old.
     public var maxAge: Int?
+    /// `access_type=online` (Blitz): no refresh token for this authorization.
+    public var online: Bool?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,
@@ -84,12 +86,15 @@ public struct AuthorizationCode: Sendable, Codable, Equatable {
     public var resources: [String]?
     /// OIDC `claims` asked for (nil: none).
     public var claims: ClaimsRequest?
+    /// `access_type=online`: the tokens come without a refresh token.
+    public var online: Bool?
 
     public init(hash: String, clientId: String, redirectURI: String, scope: String, nonce: String?,
                 codeChallenge: String?, sessionId: String, createdAt: Date, expiresAt: Date, resources: [String]? = nil,
-                claims: ClaimsRequest? = nil) {
+                claims: ClaimsRequest? = nil, online: Bool? = nil) {
         self.resources = resources
         self.claims = claims
+        self.online = online
         self.hash = hash
         self.clientId = clientId
         self.redirectURI = redirectURI

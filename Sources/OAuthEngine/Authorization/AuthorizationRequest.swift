@@ -20,6 +20,9 @@ public struct AuthorizationRequest: Sendable {
     public let maxAge: Int?
     /// OIDC `claims`: claims asked for by name.
     public let claims: ClaimsRequest?
+    /// `access_type=online` (Blitz): no refresh token. `offline` (or scope `offline_access`), or
+    /// nothing, leaves it to the auth service's `refresh`.
+    public let online: Bool
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state) }
@@ -129,6 +132,16 @@ extension AuthorizationRequest {
             claims = parsed
         }
         let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope, extra: Scopes.extra(for: client))
+        let online: Bool
+        switch parameters["access_type"] {
+        case nil, "offline": online = false
+        case "online":
+            guard !Scopes.contains(scope, "offline_access") else {
+                throw .redirect(.invalidRequest("access_type=online contradicts the offline_access scope."), target)
+            }
+            online = true
+        default: throw .redirect(.invalidRequest("access_type must be online or offline."), target)
+        }
         let resources: [String]?
         do {
             try client.apiResources.checkRequested(parameters["scope"])
@@ -139,6 +152,6 @@ extension AuthorizationRequest {
         return AuthorizationRequest(
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
-            prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims)
+            prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online)
     }
 }

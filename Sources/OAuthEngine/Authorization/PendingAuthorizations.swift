@@ -45,6 +45,7 @@ public struct PendingAuthorizations: Sendable {
         pending.resources = request.resources
         pending.claims = request.claims
         pending.maxAge = request.maxAge
+        pending.online = request.online ? true : nil
         try await guarded("store pending authorization") { try await context.store.insertPending(pending, idHash: Secrets.hash(id)) }
         return id
     }
@@ -114,6 +115,7 @@ public struct PendingAuthorizations: Sendable {
             codeChallenge: request.codeChallenge, mode: .browser, createdAt: now, expiresAt: now)
         pending.resources = request.resources
         pending.claims = request.claims
+        pending.online = request.online ? true : nil
         try binding.checkMayServe(request.client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: request.client)
         try await guarded("SSO code") { try await context.store.insertCode(record) }
@@ -130,6 +132,6 @@ public struct PendingAuthorizations: Sendable {
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
             createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources,
-            claims: pending.claims))
+            claims: pending.claims, online: pending.online))
     }
 }

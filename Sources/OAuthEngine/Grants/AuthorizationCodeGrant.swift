@@ -46,7 +46,8 @@ struct AuthorizationCodeGrant: TokenGrant {
         case .redeemed:
             return try await guarded("issue tokens for code") {
                 try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
-                                                familyId: familyId, resources: targets ?? code.resources, claims: code.claims, keys: keys)
+                                                familyId: familyId, resources: targets ?? code.resources, claims: code.claims,
+                                                online: code.online ?? false, keys: keys)
             }
         }
     }

@@ -46,7 +46,7 @@ struct TokenIssuer: Sendable {
     /// password grant) was redeemed with the instance's own secret. When the instance turns out to
     /// be bound to someone else, nothing is issued and the session ends unless another app uses it.
     func issueNewFamily(session: LoginSession, client authenticated: AuthenticatedClient, scope: String, nonce: String?,
-                        familyId: String, resources: [String]? = nil, claims: ClaimsRequest? = nil,
+                        familyId: String, resources: [String]? = nil, claims: ClaimsRequest? = nil, online: Bool = false,
                         keys: SigningKeyRing) async throws -> TokenResponse {
         let client = authenticated.client
         do {
@@ -57,7 +57,8 @@ struct TokenIssuer: Sendable {
         }
         let now = context.clock.now()
         let service = client.service
-        let refreshToken = service.refresh ? Secrets.randomToken() : nil
+        // access_type=online asks for no refresh token (docs/protocol.md, "Offline access").
+        let refreshToken = service.refresh && !online ? Secrets.randomToken() : nil
         let family = TokenFamily(
             id: familyId, sessionId: session.id, clientId: client.clientId, scope: scope, nonce: nonce, createdAt: now,
             refreshHash: refreshToken.map(Secrets.hash),

@@ -100,4 +100,29 @@ struct OIDCRulesTests {
             #expect(mixed.json["temp_login_uri"] != nil)
         }
     }
+
+    @Test("access_type=online gets no refresh token; offline, offline_access or nothing get one as the auth service allows")
+    func accessType() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            func refreshToken(_ extra: [(String, String)]) async throws -> Any? {
+                try await Self.tokens(client, try await APIFlows.signIn(client, path: Self.query(extra)))["refresh_token"]
+            }
+            #expect(try await refreshToken([("access_type", "online")]) == nil)
+            #expect(try await refreshToken([("access_type", "offline")]) != nil)
+            #expect(try await refreshToken([("scope", "openid offline_access")]) != nil)
+            #expect(try await refreshToken([]) != nil)
+            for bad in [[("access_type", "sometimes")], [("access_type", "online"), ("scope", "openid offline_access")]] {
+                let answer = try await client.get(Self.query(bad))
+                #expect(queryItems(try #require(answer.location))["error"] == "invalid_request")
+            }
+            let pushed = try await client.postForm("/oauth/par", [("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect),
+                                                                  ("response_type", "code"), ("scope", "openid"), ("access_type", "online"),
+                                                                  ("code_challenge", Flows.challenge), ("code_challenge_method", "S256")],
+                                                   headers: basicAuth(TestBroker.appKey, TestBroker.appSecret))
+            let uri = try #require(pushed.json["request_uri"] as? String)
+            let answer = try await APIFlows.signIn(client, path: "/oauth/auth?" + formEncode([("client_id", TestBroker.appKey), ("request_uri", uri)]))
+            #expect(try await Self.tokens(client, answer)["refresh_token"] == nil)
+        }
+    }
 }
