@@ -107,6 +107,14 @@ enum PostgresMigrations {
         // RFC 8707: the APIs a token family was narrowed to; OIDC: the claims it asked for.
         ("v7-resources-claims", ["ALTER TABLE token_families ADD COLUMN resources TEXT",
                                  "ALTER TABLE token_families ADD COLUMN claims TEXT"]),
+        // The account page: which browser signed in, from where, last use.
+        ("v8-account", [
+            "ALTER TABLE sessions ADD COLUMN user_agent TEXT",
+            "ALTER TABLE sessions ADD COLUMN client_address TEXT",
+            "ALTER TABLE sessions ADD COLUMN last_used_at DOUBLE PRECISION",
+            "CREATE INDEX sessions_subject ON sessions (subject)",
+            "CREATE INDEX registered_clients_subject ON registered_clients (bound_subject)",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -24,6 +24,12 @@ extension PostgresStore: RegisteredClientStore {
             """).map { try decode(RegisteredClient.self, $0.decode(Data.self)) }
     }
 
+    public func registeredClients(boundTo subject: String) async throws -> [RegisteredClient] {
+        try await rows("""
+            SELECT data FROM registered_clients WHERE bound_subject = \(subject) ORDER BY created_at, client_id
+            """).map { try decode(RegisteredClient.self, $0.decode(Data.self)) }
+    }
+
     /// Read, compare and write under the row lock (`FOR UPDATE`).
     public func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool {
         try await transaction { [self] connection in

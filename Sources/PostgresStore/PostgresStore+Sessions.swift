@@ -8,11 +8,12 @@ extension PostgresStore: SessionStore {
         let attributes = try encode(session.attributes)
         _ = try await rows("""
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
+                user_agent, client_address, last_used_at)
             VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                 \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                 \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                \(session.maxExpiresAt?.pg))
+                \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg))
             """)
     }
 
@@ -28,11 +29,12 @@ extension PostgresStore: SessionStore {
                 DELETE FROM pending_authorizations WHERE \(consume) AND id_hash = \(pendingIdHash ?? "") RETURNING 1
             ), new_session AS (
                 INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
+                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
+                user_agent, client_address, last_used_at)
                 SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                     \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                     \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                    \(session.maxExpiresAt?.pg)
+                    \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg)
                 WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
                 RETURNING 1
             )
@@ -62,7 +64,7 @@ extension PostgresStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at
         """
 
     /// Maps `sessionColumns` starting at column `offset`.
@@ -80,7 +82,9 @@ extension PostgresStore: SessionStore {
             createdAt: Date(timeIntervalSince1970: try row[offset + 9].decode(Double.self)),
             expiresAt: Date(timeIntervalSince1970: try row[offset + 10].decode(Double.self)),
             maxExpiresAt: Date(pg: try row[offset + 13].decode(Double?.self)),
-            revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self))
+            revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self),
+            userAgent: try row[offset + 14].decode(String?.self), clientAddress: try row[offset + 15].decode(String?.self),
+            lastUsedAt: Date(pg: try row[offset + 16].decode(Double?.self)))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -92,6 +96,18 @@ extension PostgresStore: SessionStore {
                 UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE session_id = \(id)
                 """, logger: logger)
         }
+    }
+
+    public func touchSession(id: String, at date: Date) async throws {
+        _ = try await rows("UPDATE sessions SET last_used_at = \(date.pg) WHERE id = \(id)")
+    }
+
+    public func unrevokedFamilies(sessionIds: [String]) async throws -> [TokenFamily] {
+        guard !sessionIds.isEmpty else { return [] }
+        return try await rows("""
+            SELECT \(unescaped: Self.familyColumns) FROM token_families
+            WHERE revoked_at IS NULL AND session_id = ANY(\(sessionIds)) ORDER BY created_at
+            """).map { try Self.family(from: $0.makeRandomAccess()) }
     }
 
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,

@@ -104,6 +104,16 @@ extension SQLiteStore {
                 ALTER TABLE token_families ADD COLUMN claims TEXT;
                 """)
         }
+        migrator.registerMigration("v10-account") { db in
+            // The account page: which browser signed in, from where, last use.
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+                ALTER TABLE sessions ADD COLUMN client_address TEXT;
+                ALTER TABLE sessions ADD COLUMN last_used_at REAL;
+                CREATE INDEX sessions_subject ON sessions(subject);
+                CREATE INDEX registered_clients_subject ON registered_clients(bound_subject);
+                """)
+        }
         return migrator
     }
 }

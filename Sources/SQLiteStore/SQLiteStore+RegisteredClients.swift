@@ -27,6 +27,14 @@ extension SQLiteStore: RegisteredClientStore {
         return try rows.map { try decode(RegisteredClient.self, $0) }
     }
 
+    public func registeredClients(boundTo subject: String) async throws -> [RegisteredClient] {
+        let rows = try await pool.read { db in
+            try Data.fetchAll(db, sql: "SELECT data FROM registered_clients WHERE bound_subject = ? ORDER BY created_at, client_id",
+                              arguments: [subject])
+        }
+        return try rows.map { try decode(RegisteredClient.self, $0) }
+    }
+
     public func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool {
         try await pool.write { db in
             guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?",

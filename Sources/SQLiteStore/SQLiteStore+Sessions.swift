@@ -13,12 +13,14 @@ extension SQLiteStore: SessionStore {
     static func insert(_ session: LoginSession, attributes: Data, in db: Database) throws {
         try db.execute(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
+                user_agent, client_address, last_used_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
-                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql])
+                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql,
+                             session.userAgent, session.clientAddress, session.lastUsedAt?.sql])
     }
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode,
@@ -55,7 +57,7 @@ extension SQLiteStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at
         """
 
     /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
@@ -69,7 +71,8 @@ extension SQLiteStore: SessionStore {
             authTime: Date(timeIntervalSince1970: row[offset + 8]),
             createdAt: Date(timeIntervalSince1970: row[offset + 9]),
             expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
-            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12])
+            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12],
+            userAgent: row[offset + 14], clientAddress: row[offset + 15], lastUsedAt: Date(sql: row[offset + 16]))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -78,6 +81,23 @@ extension SQLiteStore: SessionStore {
                            arguments: [date.sql, id])
             try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
                            arguments: [date.sql, id])
+        }
+    }
+
+    public func touchSession(id: String, at date: Date) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?", arguments: [date.sql, id])
+        }
+    }
+
+    public func unrevokedFamilies(sessionIds: [String]) async throws -> [TokenFamily] {
+        guard !sessionIds.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: sessionIds.count).joined(separator: ", ")
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.familyColumns) FROM token_families
+                WHERE revoked_at IS NULL AND session_id IN (\(marks)) ORDER BY created_at
+                """, arguments: StatementArguments(sessionIds)).map { Self.family(from: $0) }
         }
     }
 

@@ -26,11 +26,20 @@ public struct LoginSession: Sendable, Equatable {
     public var revokedAt: Date?
     /// Bumped on every upstream update, for compare-and-swap.
     public var version: Int
+    /// The browser that signed in (its User-Agent, at most 512 bytes) and its address: set for
+    /// browser sign-ins, shown on the user's account page; nil for app sign-ins.
+    public var userAgent: String?
+    public var clientAddress: String?
+    /// When an app or browser last used the sign-in (SSO reuse, refresh); nil: not since it began.
+    public var lastUsedAt: Date?
 
     public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
                 attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
                 authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
-                version: Int = 0) {
+                version: Int = 0, userAgent: String? = nil, clientAddress: String? = nil, lastUsedAt: Date? = nil) {
+        self.userAgent = userAgent
+        self.clientAddress = clientAddress
+        self.lastUsedAt = lastUsedAt
         self.id = id
         self.subject = subject
         self.userId = userId

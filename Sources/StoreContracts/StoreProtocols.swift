@@ -36,6 +36,8 @@ public protocol SessionStore: Sendable {
     /// operators (`idconnect sessions list|revoke`). `authServiceId` narrows to one auth service;
     /// `user` to one user, matched against the user id without regard to case, or the subject.
     func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession]
+    /// Notes that the sign-in was used again (SSO reuse, a refresh) for the account page.
+    func touchSession(id: String, at date: Date) async throws
     /// Replaces the upstream token if `expectedVersion` still matches; returns whether it did.
     func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                         attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool
@@ -51,6 +53,8 @@ public protocol TokenFamilyStore: Sendable {
     /// Compare-and-swap rotation: succeeds only if `oldHash` is still current.
     func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                        graceResponse: Data?, at date: Date) async throws -> Bool
+    /// The unrevoked families of these sessions, oldest first (the account page's apps).
+    func unrevokedFamilies(sessionIds: [String]) async throws -> [TokenFamily]
     /// Revokes the family; returns false when no family has that id (yet).
     @discardableResult
     func revokeFamily(id: String, at date: Date) async throws -> Bool
@@ -114,6 +118,8 @@ public protocol RegisteredClientStore: Sendable {
     func registeredClient(id: String) async throws -> RegisteredClient?
     /// Every instance of one environment, oldest first (for `idconnect clients list`).
     func registeredClients(appKey: String) async throws -> [RegisteredClient]
+    /// The instances bound to a user (the account page's devices), oldest first.
+    func registeredClients(boundTo subject: String) async throws -> [RegisteredClient]
     /// Stores `client`'s metadata (`RegisteredClient.applyingMetadata(of:)`) onto the instance
     /// with the same `clientId`, if its registration token hash is still `expectedTokenHash`
     /// (compare-and-swap: of two updates with one token, one wins). False when gone or changed.
