@@ -23,6 +23,8 @@ public struct AuthService: Sendable {
     public var customizedLogin: CustomizedLogin?
     /// Sign-in on the login page by scanning a QR code with the app (docs/qr-login.md).
     public var qrLogin: QRLoginSettings?
+    /// A second factor after the connector (docs/mfa.md); `.off` by default.
+    public var mfa: MFASettings = .off
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

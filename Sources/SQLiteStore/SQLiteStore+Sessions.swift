@@ -13,12 +13,13 @@ extension SQLiteStore: SessionStore {
     static func insert(_ session: LoginSession, attributes: Data, in db: Database) throws {
         try db.execute(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at, amr)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
-                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql])
+                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql,
+                             LoginSession.amrColumn(session.amr)])
     }
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode,
@@ -55,7 +56,7 @@ extension SQLiteStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, amr
         """
 
     /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
@@ -69,7 +70,8 @@ extension SQLiteStore: SessionStore {
             authTime: Date(timeIntervalSince1970: row[offset + 8]),
             createdAt: Date(timeIntervalSince1970: row[offset + 9]),
             expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
-            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12])
+            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12],
+            amr: LoginSession.amr(column: row[offset + 14]))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {

@@ -26,11 +26,14 @@ public struct LoginSession: Sendable, Equatable {
     public var revokedAt: Date?
     /// Bumped on every upstream update, for compare-and-swap.
     public var version: Int
+    /// What the sign-in proved, as RFC 8176 `amr` values (`pwd`, `otp`, `hwk`, `mfa`); empty for
+    /// sessions stored before it was recorded. Tokens carry it; SSO reuse reads it (docs/mfa.md).
+    public var amr: [String]
 
     public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
                 attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
                 authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
-                version: Int = 0) {
+                version: Int = 0, amr: [String] = []) {
         self.id = id
         self.subject = subject
         self.userId = userId
@@ -45,9 +48,22 @@ public struct LoginSession: Sendable, Equatable {
         self.maxExpiresAt = maxExpiresAt
         self.revokedAt = revokedAt
         self.version = version
+        self.amr = amr
     }
 
+    /// Whether a second factor was used (`amr` contains `mfa`): `acr` is
+    /// `urn:idconnect:acr:mfa` then, and `mfa.mode: required` is satisfied.
+    public var usedSecondFactor: Bool { amr.contains("mfa") }
+
     public func isActive(at now: Date) -> Bool { revokedAt == nil && now < expiresAt }
+}
+
+extension LoginSession {
+    /// `amr` as both backends store it: the values separated by spaces; nil when there are none.
+    public static func amrColumn(_ amr: [String]) -> String? { amr.isEmpty ? nil : amr.joined(separator: " ") }
+
+    /// Reads ``amrColumn(_:)``.
+    public static func amr(column: String?) -> [String] { column.map { $0.split(separator: " ").map(String.init) } ?? [] }
 }
 
 /// The sign-ins one browser holds: per auth service namespace, the sessions it signed in with,
