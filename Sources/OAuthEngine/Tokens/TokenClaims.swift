@@ -17,6 +17,8 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// The token family (refresh-token family) the token belongs to.
     public var fid: String
     public var auth_time: Int64?
+    /// Authentication methods (RFC 8176): `pwd`, `otp`, `hwk`, `mfa` (docs/mfa.md).
+    public var amr: [String]?
 }
 
 /// Claims of an OpenID Connect ID token (OIDC Core §2).
@@ -34,6 +36,8 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var name: String?
     public var preferred_username: String?
     public var groups: [String]?
+    /// Authentication methods (RFC 8176): `pwd`, `otp`, `hwk`, `mfa` (docs/mfa.md).
+    public var amr: [String]?
 
     public init(iss: String, sub: String, aud: String, exp: Int64, iat: Int64, auth_time: Int64, nonce: String? = nil,
                 at_hash: String? = nil, sid: String? = nil) {
