@@ -13,7 +13,7 @@ enum MFAFixture {
     static let appKey = "kid_mfa"
     static let secret = "mfa-app-secret-1234"
 
-    static func files(extraServices: String = "") -> [String: String] {
+    static func files(extraServices: String = "", auditFile: String? = nil) -> [String: String] {
         var files = TestBroker.defaultConfig()
         let users = """
                     users:
@@ -32,7 +32,7 @@ enum MFAFixture {
             \(users)
             """
         }
-        files["server.yaml"] = "server:\n  issuer: http://localhost:8080\n"
+        files["server.yaml"] = "server:\n  issuer: http://localhost:8080\n" + (auditFile.map { "  audit:\n    file: \($0)\n" } ?? "")
         files["environments/mfa.yaml"] = """
         environments:
           - appKey: \(appKey)
@@ -47,8 +47,8 @@ enum MFAFixture {
         return files
     }
 
-    static func make(backend: StoreBackend = .sqlite, extraServices: String = "") async throws -> TestBroker {
-        try await TestBroker.make(files: files(extraServices: extraServices), backend: backend)
+    static func make(backend: StoreBackend = .sqlite, extraServices: String = "", auditFile: String? = nil) async throws -> TestBroker {
+        try await TestBroker.make(files: files(extraServices: extraServices, auditFile: auditFile), backend: backend)
     }
 
     static func tokens(_ client: any TestClientProtocol, code: String, service: String = "required") async throws -> TestResponse {
