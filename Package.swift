@@ -45,6 +45,11 @@ let package = Package(
                        providers: [.apt(["libqrencode-dev"])]),
         .target(name: "QRCode", dependencies: ["CQREncode"]),
         .target(name: "UserAgent"),
+        // Second factors (SPEC §3.12): RFC 6238 codes, and passkeys (WebAuthn Level 2, bounded CBOR).
+        .target(name: "OneTimePassword", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "WebAuthn", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+        ], resources: [.embedInCode("Resources/passkeys.js")]),
         // Locating client addresses (server.geoip) through Debian's libmaxminddb.
         .systemLibrary(name: "CMaxMindDB", path: "Sources/CMaxMindDB", pkgConfig: "libmaxminddb",
                        providers: [.apt(["libmaxminddb-dev"])]),
@@ -58,12 +63,12 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "OAuthEngine", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE", "UserAgent",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE", "UserAgent", "OneTimePassword", "WebAuthn",
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP",
+            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP", "WebAuthn",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -118,9 +123,13 @@ let package = Package(
         ], path: "examples/swift/ResourceServer"),
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "UserAgentTests", dependencies: ["UserAgent"]),
+        .testTarget(name: "OneTimePasswordTests", dependencies: ["OneTimePassword"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", .product(name: "Crypto", package: "swift-crypto")],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
+            "OneTimePassword", "WebAuthn",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -9,6 +9,9 @@ public enum AuthLinkAnswer: Sendable, Equatable {
     case authenticated(token: String, refreshToken: String?, expiresIn: Double?, extra: [String: JSONValue])
     /// 401 without authError, or with `authError.error` = `access_denied`; or 200 with `authenticated: false`.
     case denied(description: String?)
+    /// 200 `{"authenticated": false, "challenge": {"message", "state", "input"?}}`: a question
+    /// for the person (a code sent by SMS), answered in a further call (docs/mfa.md).
+    case challenge(message: String, state: String, input: String)
     /// 401 with `authError.error` = `temporarily_unavailable`, or 5xx.
     case unavailable(description: String?)
     /// 401 with `authError.error` = `server_error` or any other value, or `authError` as a string.
@@ -35,7 +38,7 @@ public enum AuthLinkAnswer: Sendable, Equatable {
         guard case .bool(let authenticated)? = object["authenticated"] else {
             return .violation("'authenticated' must be true or false")
         }
-        guard authenticated else { return .denied(description: nil) }
+        guard authenticated else { return readChallenge(object["challenge"]) }
         guard case .string(let token)? = object["token"], !token.isEmpty else {
             return .violation("'token' must be a non-empty string")
         }
@@ -55,6 +58,25 @@ public enum AuthLinkAnswer: Sendable, Equatable {
         }
         let extra = object.filter { !reserved.contains($0.key) }
         return .authenticated(token: token, refreshToken: refreshToken, expiresIn: expiresIn, extra: extra)
+    }
+
+    /// `challenge` of a 200 `authenticated: false` answer; none means a refusal.
+    private static func readChallenge(_ value: JSONValue?) -> AuthLinkAnswer {
+        guard let value, value != .null else { return .denied(description: nil) }
+        guard case .object(let challenge) = value else { return .violation("'challenge' must be an object") }
+        guard case .string(let message)? = challenge["message"], !message.isEmpty, message.utf8.count <= 1024 else {
+            return .violation("'challenge.message' must be a non-empty string of at most 1024 bytes")
+        }
+        guard case .string(let state)? = challenge["state"], !state.isEmpty, state.utf8.count <= 4096 else {
+            return .violation("'challenge.state' must be a non-empty string of at most 4096 bytes")
+        }
+        var input = "otp"
+        switch challenge["input"] {
+        case nil, .null?: break
+        case .string(let value)? where value == "otp" || value == "text": input = value
+        default: return .violation("'challenge.input' must be \"otp\" or \"text\"")
+        }
+        return .challenge(message: message, state: state, input: input)
     }
 
     private static func readRefusal(_ body: Data) -> AuthLinkAnswer {

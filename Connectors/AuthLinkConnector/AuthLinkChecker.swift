@@ -26,11 +26,16 @@ public struct AuthLinkChecker: Sendable {
 
     private var headers: [(String, String)] { sharedSecret.map { [("X-Auth-Key", $0)] } ?? [] }
 
-    /// Runs every case; the good credentials must belong to a real account.
-    public func run(username: String, password: String) async -> [Case] {
+    /// Runs every case; the good credentials must belong to a real account. When the AuthLink
+    /// answers them with a challenge (docs/mfa.md), `challengeResponse` (if given) is sent as the
+    /// answer, which must then be accepted; a wrong answer must be refused or asked again.
+    public func run(username: String, password: String, challengeResponse: String? = nil) async -> [Case] {
         var cases: [Case] = []
-        let (good, goodCase) = await call("sign-in with the given credentials answers 200 authenticated",
+        var (good, goodCase) = await call("sign-in with the given credentials answers 200 authenticated (or a challenge)",
                                           loginURL, ["username": username, "password": password]) { answer in
+            if case .challenge(let message, let state, let input) = answer {
+                return (true, "a challenge: \"\(message)\" (input \(input), state of \(state.utf8.count) bytes)")
+            }
             guard case .authenticated(let token, let refresh, let expiresIn, let extra) = answer else { return (false, Self.describe(answer)) }
             var facts = ["token of \(token.count) characters"]
             facts.append(refresh == nil ? "no refresh_token" : "refresh_token")
@@ -40,6 +45,29 @@ public struct AuthLinkChecker: Sendable {
         }
         cases.append(goodCase)
         let suffix = "-" + Secrets.randomToken(bytes: 6)
+        if case .challenge(_, let state, _)? = good {
+            let (_, wrongAnswer) = await call("a wrong challenge answer is refused (401) or asked again", loginURL,
+                                              ["username": username, "challenge_state": state, "response": "wrong" + suffix]) { answer in
+                switch answer {
+                case .denied, .challenge: return (true, Self.describe(answer))
+                default: return (false, Self.describe(answer) + " — a wrong answer must be 401 access_denied or another challenge")
+                }
+            }
+            cases.append(wrongAnswer)
+            if let challengeResponse {
+                // A fresh challenge: the wrong answer may have used the first one up.
+                let (again, _) = await call("", loginURL, ["username": username, "password": password]) { _ in (true, "") }
+                if case .challenge(_, let fresh, _)? = again {
+                    let (answered, answeredCase) = await call("the challenge answer given answers 200 authenticated", loginURL,
+                                                              ["username": username, "challenge_state": fresh, "response": challengeResponse]) { answer in
+                        if case .authenticated = answer { return (true, Self.describe(answer)) }
+                        return (false, Self.describe(answer))
+                    }
+                    cases.append(answeredCase)
+                    good = answered
+                }
+            }
+        }
         let (wrong, wrongCase) = await call("a wrong password answers 401 access_denied", loginURL,
                                             ["username": username, "password": password + suffix]) { answer in
             if case .denied = answer { return (true, Self.describe(answer)) }
@@ -107,6 +135,7 @@ public struct AuthLinkChecker: Sendable {
         switch answer {
         case .authenticated: "authenticated"
         case .denied(let description): "access_denied" + (description.map { " (\($0))" } ?? "")
+        case .challenge(let message, _, let input): "challenge (\(input)): \(message)"
         case .unavailable(let description): "temporarily_unavailable" + (description.map { " (\($0))" } ?? "")
         case .serverError(let description): "server_error" + (description.map { " (\($0))" } ?? "")
         case .violation(let reason): "contract violation: \(reason)"

@@ -5,7 +5,7 @@ import IdentityCore
 /// The `custom` connector: an AuthLink HTTP microservice checks the password and hands back a
 /// token the broker keeps sealed and forwards to data links
 /// (docs/connectors/authlink.md, "The contract").
-final class AuthLinkConnector: PasswordConnector, RefreshingConnector {
+final class AuthLinkConnector: ChallengingConnector, RefreshingConnector {
     let loginURL: String
     let refreshURL: String?
     let sharedSecret: String?
@@ -24,14 +24,30 @@ final class AuthLinkConnector: PasswordConnector, RefreshingConnector {
 
     func login(_ credentials: PasswordCredentials) async throws -> LoginResult {
         guard !credentials.username.isEmpty, !credentials.password.isEmpty else { return .rejected(LoginRejection(.invalidCredentials)) }
-        let answer = try await http.postJSON(loginURL, ["username": credentials.username, "password": credentials.password],
+        var body = ["username": credentials.username, "password": credentials.password]
+        // API mode: a code the client sent with the password goes in the first request
+        // (docs/mfa.md, "AuthLink challenges").
+        if let otp = credentials.otp, !otp.isEmpty { body["otp"] = otp }
+        let answer = try await http.postJSON(loginURL, body, headers: headers, what: "AuthLink service")
+        return try loginResult(answer, username: credentials.username)
+    }
+
+    /// A challenge answer goes to the same login URL: `{"username", "challenge_state", "response"}`.
+    func answer(_ challenge: LoginChallenge, response: String, username: String) async throws -> LoginResult {
+        let answer = try await http.postJSON(loginURL, ["username": username, "challenge_state": challenge.state, "response": response],
                                              headers: headers, what: "AuthLink service")
+        return try loginResult(answer, username: username)
+    }
+
+    private func loginResult(_ answer: UpstreamHTTP.Answer, username: String) throws -> LoginResult {
         switch try interpret(AuthLinkAnswer.read(status: answer.status, body: answer.body)) {
         case .success(let token, let extra):
-            let userId = extra["id"]?.stringValue ?? credentials.username
+            let userId = extra["id"]?.stringValue ?? username
             return .authenticated(ConnectorIdentity(userId: userId, attributes: extra.filter { $0.key != "id" }, upstream: token))
         case .refused(let description):
             return .rejected(LoginRejection(.invalidCredentials, message: description))
+        case .challenge(let challenge):
+            return .challenge(challenge)
         }
     }
 
@@ -49,12 +65,15 @@ final class AuthLinkConnector: PasswordConnector, RefreshingConnector {
             return .refreshed(token, attributes: attributes.isEmpty ? nil : attributes)
         case .refused(let description):
             return .ended(reason: description ?? "The AuthLink service refused to refresh the session.")
+        case .challenge:
+            throw ConnectorFailure(.invalidResponse, "The AuthLink service asked a question when refreshing.")
         }
     }
 
     enum Outcome {
         case success(UpstreamToken, extra: [String: JSONValue])
         case refused(String?)
+        case challenge(LoginChallenge)
     }
 
     /// Maps an answer to the broker's outcomes; contract violations and failures are thrown.
@@ -65,6 +84,8 @@ final class AuthLinkConnector: PasswordConnector, RefreshingConnector {
             return .success(UpstreamToken(token: token, refreshToken: refreshToken, expiresAt: expiry), extra: extra)
         case .denied(let description):
             return .refused(description)
+        case .challenge(let message, let state, let input):
+            return .challenge(LoginChallenge(message: message, state: state, input: input))
         case .unavailable(let description):
             throw ConnectorFailure(.unavailable, description ?? "The AuthLink service is temporarily unavailable.")
         case .serverError(let description):

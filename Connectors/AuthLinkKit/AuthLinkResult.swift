@@ -14,6 +14,10 @@ public enum AuthLinkResult: Sendable, Equatable {
     case unavailable(String? = nil)
     /// 401 `server_error`: the AuthLink failed (→ 502 at the broker).
     case failed(String? = nil)
+    /// 200 `{"authenticated": false, "challenge": {"message", "state", "input"}}`: ask the person
+    /// a question first (a code sent by SMS). The broker shows `message` and posts the answer back
+    /// with `state` (docs/mfa.md, "AuthLink challenges"); `input` is `otp` (a code) or `text`.
+    case challenge(message: String, state: String, input: String = "otp")
 
     /// The HTTP status and JSON body of this result.
     public var wire: (status: Int, body: Data) {
@@ -33,6 +37,10 @@ public enum AuthLinkResult: Sendable, Equatable {
         case .denied(let description): return (401, authError("access_denied", description))
         case .unavailable(let description): return (401, authError("temporarily_unavailable", description))
         case .failed(let description): return (401, authError("server_error", description))
+        case .challenge(let message, let state, let input):
+            let body: [String: JSONValue] = ["authenticated": .bool(false), "challenge": .object([
+                "message": .string(message), "state": .string(state), "input": .string(input)])]
+            return (200, (try? JSONEncoder.sortedCompact.encode(body)) ?? Data())
         }
     }
 }
@@ -41,4 +49,15 @@ public enum AuthLinkResult: Sendable, Equatable {
 public struct AuthLinkLogin: Sendable {
     public var username: String
     public var password: String
+    /// A code the app sent with the password (API mode): check it against the challenge this
+    /// AuthLink would have sent, and accept without asking again when it matches.
+    public var otp: String?
+}
+
+/// The person's answer to a challenge, posted by the broker to the login path.
+public struct AuthLinkChallengeAnswer: Sendable {
+    public var username: String
+    /// The `state` of the challenge being answered, as the AuthLink sent it.
+    public var state: String
+    public var response: String
 }

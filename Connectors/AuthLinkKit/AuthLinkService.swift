@@ -16,20 +16,27 @@ import Logging
 /// try await service.run(port: 9400)
 /// ```
 ///
-/// `POST /login` takes `{"username", "password"}`; `POST /refresh` takes `{"refresh_token",
+/// `POST /login` takes `{"username", "password", "otp"?}`, and challenge answers
+/// `{"username", "challenge_state", "response"}`; `POST /refresh` takes `{"refresh_token",
 /// "grant_type": "refresh_token"}`. Malformed calls get 400; a wrong `X-Auth-Key` (when a
 /// shared secret is set) gets 401; a handler that throws answers `server_error`.
 public struct AuthLinkService: Sendable {
     public typealias LoginHandler = @Sendable (AuthLinkLogin) async throws -> AuthLinkResult
     public typealias RefreshHandler = @Sendable (String) async throws -> AuthLinkResult
+    public typealias ChallengeHandler = @Sendable (AuthLinkChallengeAnswer) async throws -> AuthLinkResult
 
     let login: LoginHandler
     let refresh: RefreshHandler?
+    let challenge: ChallengeHandler?
     let sharedSecret: String?
 
-    public init(sharedSecret: String? = nil, login: @escaping LoginHandler, refresh: RefreshHandler? = nil) {
+    /// - Parameter challenge: answers to challenges the login handler returned
+    ///   (`{"username", "challenge_state", "response"}` posted to the login path).
+    public init(sharedSecret: String? = nil, login: @escaping LoginHandler, refresh: RefreshHandler? = nil,
+                challenge: ChallengeHandler? = nil) {
         self.login = login
         self.refresh = refresh
+        self.challenge = challenge
         self.sharedSecret = sharedSecret
     }
 
@@ -38,8 +45,13 @@ public struct AuthLinkService: Sendable {
                                                    refreshPath: String = "refresh") {
         router.post(RouterPath(loginPath)) { request, context in
             try await answer(request, context) { body in
-                guard let username = body["username"]?.stringValue, let password = body["password"]?.stringValue else { return nil }
-                return try await login(AuthLinkLogin(username: username, password: password))
+                guard let username = body["username"]?.stringValue else { return nil }
+                if let state = body["challenge_state"]?.stringValue, let response = body["response"]?.stringValue {
+                    guard let challenge else { return .denied("This AuthLink asks no questions.") }
+                    return try await challenge(AuthLinkChallengeAnswer(username: username, state: state, response: response))
+                }
+                guard let password = body["password"]?.stringValue else { return nil }
+                return try await login(AuthLinkLogin(username: username, password: password, otp: body["otp"]?.stringValue))
             }
         }
         router.post(RouterPath(refreshPath)) { request, context in

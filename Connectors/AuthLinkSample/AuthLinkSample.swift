@@ -16,7 +16,8 @@ struct AuthLinkSample: AsyncParsableCommand {
     func run() async throws {
         let directory = try SampleDirectory(file: users)
         let service = AuthLinkService(sharedSecret: sharedSecret,
-                                      login: { directory.login($0) }, refresh: { directory.refresh($0) })
+                                      login: { directory.login($0) }, refresh: { directory.refresh($0) },
+                                      challenge: { directory.answer($0) })
         print("authlink-sample: \(directory.users.count) user(s) on http://\(host):\(port) (POST /login, POST /refresh)")
         try await service.run(host: host, port: port)
     }

@@ -27,6 +27,8 @@ public struct AuthService: Sendable {
     public var allowedScopes: [String]?
     /// Authorization requests must be pushed first (`POST /oauth/par`, RFC 9126).
     public var requirePar = false
+    /// A second factor after the connector (docs/mfa.md); `.off` by default.
+    public var mfa: MFASettings = .off
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

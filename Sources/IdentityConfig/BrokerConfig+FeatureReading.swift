@@ -18,6 +18,38 @@ extension BrokerConfigReader {
         return enabled ? QRLoginSettings(ttl: ttl, qrURL: qrURL, scope: scope) : nil
     }
 
+    /// `mfa: { mode, methods, issuerName }` (docs/mfa.md).
+    func readMFA(_ reader: ConfigReader) -> MFASettings {
+        var settings = MFASettings()
+        if let mode = reader.string("mode") {
+            if let parsed = MFASettings.Mode(rawValue: mode) {
+                settings.mode = parsed
+            } else {
+                reader.problem("mode", "must be off, optional or required")
+            }
+        }
+        if let methods = reader.strings("methods") {
+            var parsed: Set<MFASettings.Method> = []
+            for method in methods {
+                if let known = MFASettings.Method(rawValue: method) {
+                    parsed.insert(known)
+                } else {
+                    reader.problem("methods", "unknown method '\(method)' (known: totp, webauthn)")
+                }
+            }
+            if methods.isEmpty { reader.problem("methods", "must name at least one method (totp, webauthn)") }
+            if !parsed.isEmpty { settings.methods = parsed }
+        }
+        if let issuerName = reader.string("issuerName") {
+            if issuerName.isEmpty || issuerName.contains(":") || issuerName.utf8.count > 64 {
+                reader.problem("issuerName", "must be 1-64 characters without ':' (authenticator apps split labels at ':')")
+            } else {
+                settings.issuerName = issuerName
+            }
+        }
+        return settings
+    }
+
     /// `server.geoip: { database }`: a MaxMind-format (GeoIP2 / GeoLite2 City) database file.
     func readGeoIP(_ reader: ConfigReader) -> GeoIPSettings? {
         guard let path = reader.string("database", required: true) else { return nil }

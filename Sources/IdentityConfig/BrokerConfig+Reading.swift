@@ -130,6 +130,7 @@ struct BrokerConfigReader {
         let qrLogin = reader.section("qrLogin") { readQRLogin($0) } ?? nil
         let allowedScopes = reader.strings("allowedScopes")
         let requirePar = reader.bool("requirePar") ?? false
+        let mfa = reader.section("mfa") { readMFA($0) } ?? .off
         let provider = reader.section("provider", required: true) { readProvider($0) } ?? nil
         let name = reader.string("name")
         let grantTtl = reader.positiveInt("grantTtl") ?? AuthService.defaultGrantTtl
@@ -138,12 +139,14 @@ struct BrokerConfigReader {
         let refreshTtl = reader.positiveInt("refreshTtl") ?? AuthService.defaultRefreshTtl
         let sessionMaxAge = reader.positiveInt("sessionMaxAge") ?? AuthService.defaultSessionMaxAge
         guard let id, let provider else { return nil }
-        return AuthService(
+        var service = AuthService(
             id: id, name: name, redirectURIs: redirectURIs, grantTtl: grantTtl, tokenTtl: tokenTtl,
             refresh: refresh, refreshTtl: refreshTtl, sessionMaxAge: sessionMaxAge, tokenFormat: tokenFormat,
             customizedLogin: customizedLogin, qrLogin: qrLogin, allowedScopes: allowedScopes, requirePar: requirePar,
             provider: provider,
             location: reader.node.location, keyPath: reader.node.keyPath)
+        service.mfa = mfa
+        return service
     }
 
     private func readCustomizedLogin(_ reader: ConfigReader) -> AuthService.CustomizedLogin? {

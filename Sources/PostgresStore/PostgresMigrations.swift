@@ -115,6 +115,31 @@ enum PostgresMigrations {
             "CREATE INDEX sessions_subject ON sessions (subject)",
             "CREATE INDEX registered_clients_subject ON registered_clients (bound_subject)",
         ]),
+        // Second factors (docs/mfa.md) and what each session's sign-in proved (amr).
+        ("v9-mfa", [
+            """
+            CREATE TABLE mfa_totp (
+                subject TEXT PRIMARY KEY, namespace TEXT NOT NULL, auth_service_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                secret BYTEA NOT NULL, last_step BIGINT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL, last_used_at DOUBLE PRECISION)
+            """,
+            "CREATE INDEX mfa_totp_user ON mfa_totp (auth_service_id, user_id)",
+            """
+            CREATE TABLE mfa_passkeys (
+                credential_id TEXT PRIMARY KEY, subject TEXT NOT NULL, namespace TEXT NOT NULL,
+                auth_service_id TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL, public_key BYTEA NOT NULL,
+                sign_count BIGINT NOT NULL, transports TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL, last_used_at DOUBLE PRECISION)
+            """,
+            "CREATE INDEX mfa_passkeys_subject ON mfa_passkeys (subject)",
+            "CREATE INDEX mfa_passkeys_user ON mfa_passkeys (auth_service_id, user_id)",
+            """
+            CREATE TABLE mfa_recovery_codes (
+                subject TEXT NOT NULL, code_hash TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (subject, code_hash))
+            """,
+            "ALTER TABLE sessions ADD COLUMN amr TEXT",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -9,11 +9,12 @@ extension PostgresStore: SessionStore {
         _ = try await rows("""
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                 upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                user_agent, client_address, last_used_at)
+                user_agent, client_address, last_used_at, amr)
             VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                 \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                 \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg))
+                \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg),
+                \(LoginSession.amrColumn(session.amr)))
             """)
     }
 
@@ -30,11 +31,12 @@ extension PostgresStore: SessionStore {
             ), new_session AS (
                 INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                     upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                user_agent, client_address, last_used_at)
+                    user_agent, client_address, last_used_at, amr)
                 SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                     \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                     \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                    \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg)
+                    \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg),
+                    \(LoginSession.amrColumn(session.amr))
                 WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
                 RETURNING 1
             )
@@ -64,7 +66,7 @@ extension PostgresStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr
         """
 
     /// Maps `sessionColumns` starting at column `offset`.
@@ -84,7 +86,8 @@ extension PostgresStore: SessionStore {
             maxExpiresAt: Date(pg: try row[offset + 13].decode(Double?.self)),
             revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self),
             userAgent: try row[offset + 14].decode(String?.self), clientAddress: try row[offset + 15].decode(String?.self),
-            lastUsedAt: Date(pg: try row[offset + 16].decode(Double?.self)))
+            lastUsedAt: Date(pg: try row[offset + 16].decode(Double?.self)),
+            amr: LoginSession.amr(column: try row[offset + 17].decode(String?.self)))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {

@@ -114,6 +114,26 @@ extension SQLiteStore {
                 CREATE INDEX registered_clients_subject ON registered_clients(bound_subject);
                 """)
         }
+        migrator.registerMigration("v11-mfa") { db in
+            // Second factors (docs/mfa.md) and what each session's sign-in proved (amr).
+            try db.execute(sql: """
+                CREATE TABLE mfa_totp (
+                    subject TEXT PRIMARY KEY NOT NULL, namespace TEXT NOT NULL, auth_service_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL, secret BLOB NOT NULL, last_step INTEGER NOT NULL,
+                    created_at REAL NOT NULL, last_used_at REAL);
+                CREATE INDEX mfa_totp_user ON mfa_totp(auth_service_id, user_id);
+                CREATE TABLE mfa_passkeys (
+                    credential_id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, namespace TEXT NOT NULL,
+                    auth_service_id TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL, public_key BLOB NOT NULL,
+                    sign_count INTEGER NOT NULL, transports TEXT NOT NULL, created_at REAL NOT NULL, last_used_at REAL);
+                CREATE INDEX mfa_passkeys_subject ON mfa_passkeys(subject);
+                CREATE INDEX mfa_passkeys_user ON mfa_passkeys(auth_service_id, user_id);
+                CREATE TABLE mfa_recovery_codes (
+                    subject TEXT NOT NULL, code_hash TEXT NOT NULL, created_at REAL NOT NULL,
+                    PRIMARY KEY (subject, code_hash));
+                ALTER TABLE sessions ADD COLUMN amr TEXT;
+                """)
+        }
         return migrator
     }
 }

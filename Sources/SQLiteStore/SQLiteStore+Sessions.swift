@@ -14,13 +14,14 @@ extension SQLiteStore: SessionStore {
         try db.execute(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                 upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                user_agent, client_address, last_used_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                user_agent, client_address, last_used_at, amr)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
                              session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql,
-                             session.userAgent, session.clientAddress, session.lastUsedAt?.sql])
+                             session.userAgent, session.clientAddress, session.lastUsedAt?.sql,
+                             LoginSession.amrColumn(session.amr)])
     }
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode,
@@ -57,7 +58,7 @@ extension SQLiteStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr
         """
 
     /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
@@ -72,7 +73,8 @@ extension SQLiteStore: SessionStore {
             createdAt: Date(timeIntervalSince1970: row[offset + 9]),
             expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
             maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12],
-            userAgent: row[offset + 14], clientAddress: row[offset + 15], lastUsedAt: Date(sql: row[offset + 16]))
+            userAgent: row[offset + 14], clientAddress: row[offset + 15], lastUsedAt: Date(sql: row[offset + 16]),
+            amr: LoginSession.amr(column: row[offset + 17]))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {

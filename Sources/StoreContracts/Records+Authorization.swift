@@ -45,6 +45,9 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var maxAge: Int?
     /// `access_type=online` (Blitz): no refresh token for this authorization.
     public var online: Bool?
+    /// Set once the first factor passed and a second step (an AuthLink challenge, a second
+    /// factor, an enrolment) is outstanding (docs/mfa.md).
+    public var secondStep: SecondStep?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,

@@ -32,11 +32,15 @@ public struct LoginSession: Sendable, Equatable {
     public var clientAddress: String?
     /// When an app or browser last used the sign-in (SSO reuse, refresh); nil: not since it began.
     public var lastUsedAt: Date?
+    /// What the sign-in proved, as RFC 8176 `amr` values (`pwd`, `otp`, `hwk`, `mfa`); empty for
+    /// sessions stored before it was recorded. Tokens carry it; SSO reuse reads it (docs/mfa.md).
+    public var amr: [String]
 
     public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
                 attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
                 authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
-                version: Int = 0, userAgent: String? = nil, clientAddress: String? = nil, lastUsedAt: Date? = nil) {
+                version: Int = 0, userAgent: String? = nil, clientAddress: String? = nil, lastUsedAt: Date? = nil,
+                amr: [String] = []) {
         self.userAgent = userAgent
         self.clientAddress = clientAddress
         self.lastUsedAt = lastUsedAt
@@ -54,9 +58,22 @@ public struct LoginSession: Sendable, Equatable {
         self.maxExpiresAt = maxExpiresAt
         self.revokedAt = revokedAt
         self.version = version
+        self.amr = amr
     }
 
+    /// Whether a second factor was used (`amr` contains `mfa`): `acr` is
+    /// `urn:idconnect:acr:mfa` then, and `mfa.mode: required` is satisfied.
+    public var usedSecondFactor: Bool { amr.contains("mfa") }
+
     public func isActive(at now: Date) -> Bool { revokedAt == nil && now < expiresAt }
+}
+
+extension LoginSession {
+    /// `amr` as both backends store it: the values separated by spaces; nil when there are none.
+    public static func amrColumn(_ amr: [String]) -> String? { amr.isEmpty ? nil : amr.joined(separator: " ") }
+
+    /// Reads ``amrColumn(_:)``.
+    public static func amr(column: String?) -> [String] { column.map { $0.split(separator: " ").map(String.init) } ?? [] }
 }
 
 /// The sign-ins one browser holds: per auth service namespace, the sessions it signed in with,

@@ -125,6 +125,8 @@ public struct SealedValue: Sendable, Equatable {
         case signingKey
         /// `token_families.grace_response`: owner = family id.
         case refreshGrace
+        /// `mfa_totp.secret`: owner = subject, scope = auth service namespace.
+        case mfaTOTP
 
         /// Where this kind lives in both stores' schemas: the table, its id column, the column
         /// holding the binding's scope (nil: the scope is empty) and the sealed column.
@@ -133,6 +135,7 @@ public struct SealedValue: Sendable, Equatable {
             case .sessionUpstream: ("sessions", "id", "auth_service_id", "upstream")
             case .signingKey: ("signing_keys", "kid", nil, "private_key")
             case .refreshGrace: ("token_families", "id", nil, "grace_response")
+            case .mfaTOTP: ("mfa_totp", "subject", "namespace", "secret")
             }
         }
     }

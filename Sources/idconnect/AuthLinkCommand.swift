@@ -17,10 +17,11 @@ struct AuthLinkCommand: AsyncParsableCommand {
         @Option(help: "Its password.") var password: String
         @Option(help: "The refresh URL, to check refreshes too.") var refreshUrl: String?
         @Option(help: "Shared secret sent as X-Auth-Key.") var sharedSecret: String?
+        @Option(help: "When the AuthLink answers with a challenge (docs/mfa.md): the answer to send.") var challengeResponse: String?
 
         func run() async throws {
             let checker = AuthLinkChecker(loginURL: url, refreshURL: refreshUrl, sharedSecret: sharedSecret)
-            let cases = await checker.run(username: username, password: password)
+            let cases = await checker.run(username: username, password: password, challengeResponse: challengeResponse)
             for item in cases {
                 print("\(item.passed ? "PASS" : "FAIL")  \(item.name)  [\(item.milliseconds) ms]\n      \(item.detail)")
             }

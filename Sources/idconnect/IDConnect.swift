@@ -11,7 +11,7 @@ struct IDConnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "idconnect",
         abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
-        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, InstancesCommand.self, SessionsCommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
+        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, InstancesCommand.self, SessionsCommand.self, MFACommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
 }
 
 /// `--config` and `--storage` for the commands that work on stored state, and the operator

@@ -95,6 +95,7 @@ public struct OperatorTools: Sendable {
         case .sessionUpstream: VaultBindings.upstream(sessionId: value.id, authServiceId: value.scope)
         case .signingKey: VaultBindings.signingKey(kid: value.id)
         case .refreshGrace: VaultBindings.grace(familyId: value.id)
+        case .mfaTOTP: VaultBindings.totp(subject: value.id, namespace: value.scope)
         }
     }
 }

@@ -58,6 +58,8 @@ struct TempLoginController {
                                                                       ssoToken: cookies.ssoToken(request)), on: &response)
                 }
                 return response
+            case .secondStep(let page):
+                return Responses.redirect(page, status: .seeOther)
             case .retry(let pendingId, _):
                 return Responses.redirect(RedirectURL.build(services.engine.authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
             }

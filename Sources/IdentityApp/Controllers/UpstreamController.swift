@@ -65,9 +65,13 @@ struct UpstreamController {
         var values: [String: String] = [:]
         for name in parameters.names where name != Self.bounceField { values[name] = parameters[name] ?? "" }
         do {
-            let completion = try await services.engine.upstreamSignIn.finish(
+            let result = try await services.engine.upstreamSignIn.finish(
                 kind: kind, parameters: values, browserBinding: cookies.existingBinding(request),
                 clientAddress: services.clientAddress(request, context))
+            guard case .signedIn(let completion) = result else {
+                if case .secondStep(let page) = result { return Responses.redirect(page, status: .seeOther) }
+                return services.pages.errorPage(.internalFailure("unexpected upstream result"))
+            }
             var response = Responses.redirect(completion.redirect)
             let session = completion.session
             if completion.browserBound, let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {

@@ -30,7 +30,7 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     /// event, with zero, so dashboards and alerts see them before the first event.
     public func prepare(connectorTypes: Set<String>) {
         for event in AuditEvent.Name.allCases { _ = counter("idconnect_audit_events_total", [("event", event.rawValue)]) }
-        for kind in ["refresh_reuse", "code_replay", "qr_refused_unauthorized"] {
+        for kind in ["refresh_reuse", "code_replay", "qr_refused_unauthorized", "passkey_counter"] {
             _ = counter("idconnect_security_events_total", [("kind", kind)])
         }
         for type in connectorTypes.sorted() {

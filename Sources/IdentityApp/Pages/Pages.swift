@@ -16,6 +16,7 @@ struct Pages: Sendable {
     let qrRefusedTemplate: MustacheTemplate
     let qrExpiredTemplate: MustacheTemplate
     let qrScanHintTemplate: MustacheTemplate
+    let secondStepTemplate: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -29,6 +30,7 @@ struct Pages: Sendable {
         qrRefusedTemplate = try! MustacheTemplate(string: PageTemplates.qrRefused)
         qrExpiredTemplate = try! MustacheTemplate(string: PageTemplates.qrExpired)
         qrScanHintTemplate = try! MustacheTemplate(string: PageTemplates.qrScanHint)
+        secondStepTemplate = try! MustacheTemplate(string: PageTemplates.secondStep)
     }
 
     /// The `prompt=select_account` page.

@@ -10,11 +10,34 @@ public struct PasswordCredentials: Sendable {
     public var username: String
     public var password: String
     public var scopes: [String]
+    /// A one-time code the client sent with the password (API mode, docs/mfa.md): connectors
+    /// that run their own second factor (an AuthLink) receive it in the first request.
+    public var otp: String?
 
-    public init(username: String, password: String, scopes: [String] = []) {
+    public init(username: String, password: String, scopes: [String] = [], otp: String? = nil) {
         self.username = username
         self.password = password
         self.scopes = scopes
+        self.otp = otp
+    }
+}
+
+/// A question the identity source asks before it accepts the user (an AuthLink challenge,
+/// docs/mfa.md): a code sent by SMS, a token's reading.
+public struct LoginChallenge: Sendable, Equatable {
+    /// What to show the person.
+    public var message: String
+    /// The source's state, handed back with the answer (at most 4 KiB; kept server-side).
+    public var state: String
+    /// `otp` (a code) or `text`.
+    public var input: String
+
+    public static let maxStateBytes = 4096
+
+    public init(message: String, state: String, input: String) {
+        self.message = message
+        self.state = state
+        self.input = input
     }
 }
 
@@ -49,6 +72,15 @@ public struct LoginRejection: Sendable, Equatable {
 public enum LoginResult: Sendable {
     case authenticated(ConnectorIdentity)
     case rejected(LoginRejection)
+    /// The source asks a question first (only from ``ChallengingConnector``s).
+    case challenge(LoginChallenge)
+}
+
+/// A password connector whose source may answer a login with a ``LoginChallenge`` and takes the
+/// person's answer in further rounds (docs/mfa.md, "AuthLink challenges").
+public protocol ChallengingConnector: PasswordConnector {
+    /// Sends the answer to `challenge` for `username`; the result reads like a login's.
+    func answer(_ challenge: LoginChallenge, response: String, username: String) async throws -> LoginResult
 }
 
 /// The outcome of a password sign-in.

@@ -27,6 +27,8 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let serverError = Code(rawValue: "server_error")
         public static let temporarilyUnavailable = Code(rawValue: "temporarily_unavailable")
         public static let loginRequired = Code(rawValue: "login_required")
+        /// A second factor is needed (docs/mfa.md): the description says what to do.
+        public static let mfaRequired = Code(rawValue: "mfa_required")
         public static let invalidRedirectURI = Code(rawValue: "invalid_redirect_uri")
         public static let invalidClientMetadata = Code(rawValue: "invalid_client_metadata")
         public static let invalidSoftwareStatement = Code(rawValue: "invalid_software_statement")
@@ -68,6 +70,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func invalidToken(_ d: String, debug: String? = nil) -> OAuthError { .init(.invalidToken, d, debug: debug) }
     public static func accessDenied(_ d: String, debug: String? = nil) -> OAuthError { .init(.accessDenied, d, debug: debug) }
     public static func unauthorizedClient(_ d: String) -> OAuthError { .init(.unauthorizedClient, d) }
+    public static func mfaRequired(_ d: String) -> OAuthError { .init(.mfaRequired, d) }
     public static func unsupportedGrantType(_ d: String) -> OAuthError { .init(.unsupportedGrantType, d) }
     public static func invalidScope(_ d: String) -> OAuthError { .init(.invalidScope, d) }
     public static func invalidTarget(_ d: String) -> OAuthError { .init(.invalidTarget, d) }

@@ -18,6 +18,17 @@ public struct AuditEvent: Sendable, Equatable {
         case signingKeyRotated = "signing_key.rotated"
         case vaultRotated = "vault.rotated"
         case qrRefused = "qr.refused"
+        /// A second factor was enrolled (`method`: totp, webauthn).
+        case mfaEnrolled = "mfa.enrolled"
+        /// A user's second factors were removed (`by`: operator).
+        case mfaRemoved = "mfa.removed"
+        /// A second-factor attempt failed (`reason`: wrong_code, replayed, throttled, malformed,
+        /// passkey_refused, unknown_passkey).
+        case mfaFailed = "mfa.failed"
+        /// A recovery code was used (`left`: how many remain).
+        case mfaRecoveryCodeUsed = "mfa.recovery_code_used"
+        /// A passkey's signature counter did not grow: possibly a cloned authenticator.
+        case mfaCounterAnomaly = "mfa.counter_anomaly"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).
@@ -47,6 +58,7 @@ public struct AuditEvent: Sendable, Equatable {
         case .refreshReuseDetected: "refresh_reuse"
         case .codeReplayed: "code_replay"
         case .qrRefused where fields["cause"] == "unauthorized": "qr_refused_unauthorized"
+        case .mfaCounterAnomaly: "passkey_counter"
         default: nil
         }
     }

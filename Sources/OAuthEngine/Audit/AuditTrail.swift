@@ -42,9 +42,11 @@ public struct AuditTrail: Sendable {
 extension AuditTrail {
     /// A session was stored for a sign-in at `client`'s auth service.
     func signedIn(_ session: LoginSession, client: ResolvedClient, address: String?) {
-        record(.signInSucceeded(connector: client.service.provider.type, authService: client.service.id,
-                                client: client.clientId, address: address, user: session.userId,
-                                subject: session.subject, session: session.id))
+        var event = AuditEvent.signInSucceeded(connector: client.service.provider.type, authService: client.service.id,
+                                               client: client.clientId, address: address, user: session.userId,
+                                               subject: session.subject, session: session.id)
+        if !session.amr.isEmpty { event.fields["amr"] = session.amr.joined(separator: " ") }
+        record(event)
     }
 
     /// A sign-in at `client`'s auth service failed; `user` is what was typed, when anything was.

@@ -15,6 +15,8 @@ public struct AuthorizeEndpoint: Sendable {
     let sso: SSOSessions
     let webSSO: WebSSO
     let pushed: PushedAuthorizations
+    let secondFactors: SecondFactors
+    let secondStep: SecondStepSignIn
 
     /// `GET /oauth/auth` (and a browser's form POST to it).
     public func authorize(_ given: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
@@ -43,7 +45,7 @@ public struct AuthorizeEndpoint: Sendable {
             // Taken (spent) whatever happens next; prompt=login still shows the form.
             var result: AuthorizeResult
             if let session = await webSSO.redeem(value, for: request.client), !prompts.contains("login"), recentEnough(session) {
-                result = AuthorizeResult(outcome: await signIn(request, with: session, rememberFor: browser), binding: nil, clearWebSSO: true)
+                result = await signIn(request, with: session, rememberFor: browser, browser: browser, prompts: prompts)
             } else {
                 result = await startSignIn(request, prompts: prompts, browser: browser)
             }
@@ -58,7 +60,7 @@ public struct AuthorizeEndpoint: Sendable {
             }
             let hint = request.loginHint
             if !prompts.contains("select_account"), let session = hint == nil ? sessions.first : sessions.first(where: { $0.userId == hint }) {
-                return AuthorizeResult(outcome: await signIn(request, with: session, rememberFor: nil), binding: nil, clearWebSSO: false)
+                return await signIn(request, with: session, rememberFor: nil, browser: browser, prompts: prompts)
             }
         }
         return await startSignIn(request, prompts: prompts, browser: browser)
@@ -67,7 +69,31 @@ public struct AuthorizeEndpoint: Sendable {
     /// Issues the code for an existing sign-in. A sign-in carried over from an app
     /// (`rememberFor` the browser) gets an SSO record of its own, holding nothing else of the
     /// browser's: a planted `css` value must not mix with the browser's own sign-ins.
-    private func signIn(_ request: AuthorizationRequest, with session: LoginSession, rememberFor browser: BrowserContext?) async -> AuthorizeOutcome {
+    ///
+    /// A session that has not proved a second factor where one is needed (`mfa.mode: required`,
+    /// or the user has enrolled one) goes through the second-step page first (docs/mfa.md).
+    private func signIn(_ request: AuthorizationRequest, with session: LoginSession, rememberFor remembered: BrowserContext?,
+                        browser: BrowserContext, prompts: Set<String>) async -> AuthorizeResult {
+        do {
+            let need = try await secondFactors.need(SecondFactors.owner(userId: session.userId, client: request.client),
+                                                    client: request.client, amr: session.amr)
+            if need != .none {
+                if prompts.contains("none") {
+                    return AuthorizeResult(outcome: .redirect(request.errorTarget.url(for: OAuthError(.loginRequired,
+                        "A second factor is required; sign in interactively."))), binding: nil, clearWebSSO: false)
+                }
+                let binding = browser.binding ?? Secrets.randomToken()
+                let page = try await secondStep.stepUp(request, session: session, need: need, browserBinding: binding)
+                return AuthorizeResult(outcome: .redirect(page), binding: binding, clearWebSSO: false)
+            }
+        } catch {
+            let failure = (error as? OAuthError) ?? .internalFailure("second factor check: \(error)")
+            return AuthorizeResult(outcome: .redirect(request.errorTarget.url(for: failure)), binding: nil, clearWebSSO: false)
+        }
+        return AuthorizeResult(outcome: await issue(request, with: session, rememberFor: remembered), binding: nil, clearWebSSO: false)
+    }
+
+    private func issue(_ request: AuthorizationRequest, with session: LoginSession, rememberFor browser: BrowserContext?) async -> AuthorizeOutcome {
         do {
             let location = try await authorizations.issueCode(request, session: session)
             guard browser != nil else { return .redirect(location) }

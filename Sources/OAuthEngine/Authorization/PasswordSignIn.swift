@@ -10,6 +10,8 @@ public enum PasswordSignInOutcome: Sendable {
     case signedIn(SignInCompletion)
     /// Show the login form again with this message (hosted login page only).
     case retry(pendingId: String, message: String)
+    /// The first factor passed; the browser continues on this second-step page (docs/mfa.md).
+    case secondStep(String)
 }
 
 /// A POST to the temp login URI or the hosted login form (docs/protocol.md, "GET /oauth/auth" and
@@ -18,6 +20,8 @@ public struct PasswordSignIn: Sendable {
     let context: EngineContext
     let authorizations: PendingAuthorizations
     let checker: PasswordChecker
+    let secondFactors: SecondFactors
+    let secondStep: SecondStepSignIn
 
     static let maxAttemptsPerPage = 10
 
@@ -74,29 +78,59 @@ public struct PasswordSignIn: Sendable {
         guard let username = parameters["username"], let password = parameters["password"] else {
             return try await refuse(pendingId, pending, target, .invalidRequest("Enter your username and password."))
         }
+        let otp = parameters["otp"]
         let credentials = PasswordCredentials(username: username, password: password,
-                                              scopes: pending.scope.split(separator: " ").map(String.init))
-        let attempt: Result<ConnectorIdentity, OAuthError>
+                                              scopes: pending.scope.split(separator: " ").map(String.init),
+                                              otp: pending.mode == .api ? otp : nil)
+        let attempt: Result<FirstFactor, OAuthError>
         do {
             attempt = try await checker.attempt(credentials, client: client, clientAddress: clientAddress)
         } catch {
             return try await refuse(pendingId, pending, target, ConnectorErrors.oauthError(for: error))
         }
-        switch attempt {
-        case .failure(let refusal):
-            return try await refuse(pendingId, pending, target, refusal)
-        case .success(let identity):
-            do {
-                return .signedIn(try await authorizations.complete(pending, consuming: Secrets.hash(pendingId), client: client,
-                                                                 identity: identity, browserBound: fromStartingBrowser,
-                                                                 clientAddress: clientAddress))
-            } catch let failure as AuthorizationFailure {
-                throw failure
-            } catch let error as OAuthError {
-                throw .redirect(error, target)
-            } catch {
-                throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
+        let idHash = Secrets.hash(pendingId)
+        do {
+            switch attempt {
+            case .failure(let refusal):
+                return try await refuse(pendingId, pending, target, refusal)
+            case .success(.challenge(let challenge)):
+                guard pending.mode == .browser else {
+                    // API mode: the client repeats the request with the answer as `otp`.
+                    return try await refuse(pendingId, pending, target, .mfaRequired(challenge.message))
+                }
+                let step = SecondStep(purpose: .challenge, userId: username, username: username, sealedIdentity: nil, amr: ["pwd"])
+                return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: nil, challenge: challenge))
+            case .success(.identity(let identity)):
+                if pending.mode == .browser {
+                    let owner = SecondFactors.owner(userId: identity.userId, client: client)
+                    let need = try await secondFactors.need(owner, client: client, amr: ["pwd"])
+                    if need != .none {
+                        var purpose = SecondStep.Purpose.verify
+                        if case .enrol = need { purpose = .enrol }
+                        let step = SecondStep(purpose: purpose, userId: identity.userId, username: username, sealedIdentity: nil, amr: ["pwd"])
+                        return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: identity))
+                    }
+                    return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                                       amr: ["pwd"], browserBound: fromStartingBrowser,
+                                                                       clientAddress: clientAddress))
+                }
+                let amr: [String]
+                do {
+                    amr = try await secondFactors.checkAPI(userId: identity.userId, client: client, amr: ["pwd"], otp: otp,
+                                                           address: clientAddress)
+                } catch let error as OAuthError where error.code == .mfaRequired || error.code == .accessDenied {
+                    return try await refuse(pendingId, pending, target, error)
+                }
+                return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                                   amr: amr, browserBound: fromStartingBrowser,
+                                                                   clientAddress: clientAddress))
             }
+        } catch let failure as AuthorizationFailure {
+            throw failure
+        } catch let error as OAuthError {
+            throw .redirect(error, target)
+        } catch {
+            throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
         }
     }
 

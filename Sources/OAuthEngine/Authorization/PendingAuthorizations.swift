@@ -79,8 +79,8 @@ public struct PendingAuthorizations: Sendable {
     /// another user is refused first, storing nothing; an unbound one stays unbound: only
     /// redeeming the code with its own secret binds it (docs/security.md, rule 1).
     func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String?, client: ResolvedClient,
-                  identity: ConnectorIdentity, browserBound: Bool, clientAddress: String?) async throws -> SignInCompletion {
-        let session = try issuer.makeSession(identity: identity, client: client)
+                  identity: ConnectorIdentity, amr: [String], browserBound: Bool, clientAddress: String?) async throws -> SignInCompletion {
+        let session = try issuer.makeSession(identity: identity, client: client, amr: amr)
         try binding.checkMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
         guard try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {

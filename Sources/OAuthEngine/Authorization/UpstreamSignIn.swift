@@ -3,12 +3,21 @@ import IdentityCore
 import StoreContracts
 import Tracing
 
+/// How an upstream callback ends: signed in, or on to a second step (docs/mfa.md).
+public enum UpstreamSignInResult: Sendable {
+    case signedIn(SignInCompletion)
+    /// The second-step page to send the browser to.
+    case secondStep(String)
+}
+
 /// Sign-in at an identity source the browser is sent to (SAML, OAuth 2.0, OIDC),
 /// docs/protocol.md, "GET /oauth/auth"; docs/connectors/saml.md; docs/connectors/oauth2-oidc.md.
 public struct UpstreamSignIn: Sendable {
     let context: EngineContext
     let authorizations: PendingAuthorizations
     let rateLimiter: RateLimiter
+    let secondFactors: SecondFactors
+    let secondStep: SecondStepSignIn
 
     /// Starts a browser sign-in at the identity source for a redirect connector (SAML, OAuth2, OIDC).
     /// The relay state is the pending authorization's id; the connector's saved state is sealed.
@@ -50,7 +59,7 @@ public struct UpstreamSignIn: Sendable {
     /// The SAML ACS first bounces a cross-site POST through a same-site one so that the binding
     /// cookie (SameSite=Lax) comes along; see the application's ACS controller.
     public func finish(kind: CallbackKind, parameters: [String: String], browserBinding: String?,
-                       clientAddress: String? = nil) async throws(AuthorizationFailure) -> SignInCompletion {
+                       clientAddress: String? = nil) async throws(AuthorizationFailure) -> UpstreamSignInResult {
         let relayName = kind == .oauthCallback ? "state" : "RelayState"
         guard let relayState = parameters[relayName], !relayState.isEmpty else {
             throw .cannotRedirect(.invalidRequest("The response carries no \(relayName): unsolicited responses are refused."))
@@ -104,6 +113,9 @@ public struct UpstreamSignIn: Sendable {
             context.logger.notice("upstream sign-in refused", metadata: ["authService": "\(client.service.id)", "reason": "\(rejection.message)"])
             context.audit.signInFailed(client: client, address: clientAddress, user: nil, reason: "rejected", detail: rejection.message)
             throw .redirect(.accessDenied(rejection.message), target)
+        case .challenge:
+            context.audit.signInFailed(client: client, address: clientAddress, user: nil, reason: "error", detail: "challenge from a redirect connector")
+            throw .redirect(.upstreamNonsense("The identity source asked a question this kind of sign-in cannot show."), target)
         case .authenticated(let identity):
             do {
                 if let once = identity.oneTimeUse {
@@ -115,8 +127,17 @@ public struct UpstreamSignIn: Sendable {
                         throw OAuthError.accessDenied("This sign-in response was already used.")
                     }
                 }
-                return try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, browserBound: true,
-                                                         clientAddress: clientAddress)
+                let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: [])
+                if need != .none {
+                    var purpose = SecondStep.Purpose.verify
+                    if case .enrol = need { purpose = .enrol }
+                    let step = SecondStep(purpose: purpose, userId: identity.userId, username: identity.userId, sealedIdentity: nil, amr: [])
+                    return .secondStep(try await secondStep.hold(pending, consuming: nil, step: step, identity: identity))
+                }
+                return .signedIn(try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, amr: [],
+                                                                   browserBound: true, clientAddress: clientAddress))
+            } catch let failure as AuthorizationFailure {
+                throw failure
             } catch let error as OAuthError {
                 throw .redirect(error, target)
             } catch {

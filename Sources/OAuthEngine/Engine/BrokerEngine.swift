@@ -29,6 +29,8 @@ public final class BrokerEngine: Sendable {
     public let pushedAuthorizations: PushedAuthorizations
     public let qrBrowser: QRLoginBrowser
     public let qrAPI: QRLoginAPI
+    /// The second step of browser sign-ins: challenges, second factors, enrolment (docs/mfa.md).
+    public let secondStep: SecondStepSignIn
 
     public init(issuer: String, state: EngineState, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
@@ -60,18 +62,22 @@ public final class BrokerEngine: Sendable {
         let revocationService = Revocation(context: context)
         let authorizations = PendingAuthorizations(context: context, clients: clients, rateLimiter: rateLimiter,
                                                    issuer: issuerService, binding: binding)
-        let upstreamSignIn = UpstreamSignIn(context: context, authorizations: authorizations, rateLimiter: rateLimiter)
+        let secondFactors = SecondFactors(context: context, throttle: throttle)
+        let secondStep = SecondStepSignIn(context: context, authorizations: authorizations, factors: secondFactors, checker: checker)
+        let upstreamSignIn = UpstreamSignIn(context: context, authorizations: authorizations, rateLimiter: rateLimiter,
+                                            secondFactors: secondFactors, secondStep: secondStep)
         let validation = ValidationEndpoint(context: context, verifier: verifier, refresher: refresher, upstream: vault)
         let grants: [any TokenGrant] = [
             AuthorizationCodeGrant(codes: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
                                    revocation: revocationService, clock: clock, logger: logger),
             RefreshTokenGrant(families: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
                               revocation: revocationService, live: live, clock: clock),
-            PasswordGrant(checker: checker, sessions: store, issuer: issuerService, audit: audit),
+            PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: store, issuer: issuerService, audit: audit),
             ClientCredentialsGrant(sessions: store, families: store, refresher: refresher, issuer: issuerService, clock: clock),
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)
         self.clients = clients
+        self.secondStep = secondStep
         self.authorizations = authorizations
         self.upstreamSignIn = upstreamSignIn
         self.sso = sso
@@ -82,8 +88,9 @@ public final class BrokerEngine: Sendable {
         let pushed = PushedAuthorizations(context: context, clients: clients, rateLimiter: rateLimiter)
         pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
-                                      sso: sso, webSSO: webSSO, pushed: pushed)
-        passwordSignIn = PasswordSignIn(context: context, authorizations: authorizations, checker: checker)
+                                      sso: sso, webSSO: webSSO, pushed: pushed, secondFactors: secondFactors, secondStep: secondStep)
+        passwordSignIn = PasswordSignIn(context: context, authorizations: authorizations, checker: checker,
+                                        secondFactors: secondFactors, secondStep: secondStep)
         introspection = IntrospectionEndpoint(context: context, clients: clients, validation: validation)
         revocation = RevocationEndpoint(context: context, clients: clients, verifier: verifier, revocation: revocationService)
         registration = RegistrationEndpoint(context: context, rateLimiter: rateLimiter, revocation: revocationService)

@@ -21,6 +21,17 @@ public enum VaultBindings {
     /// A pushed authorization request's parameters, under its `request_uri`'s hash.
     static func pushed(hash: String) -> Vault.Binding { .init(purpose: "par", owner: hash) }
 
+    /// A user's authenticator-app secret: the user's subject, within the auth service's namespace.
+    public static func totp(subject: String, namespace: String) -> Vault.Binding {
+        .init(purpose: "mfa-totp", owner: subject, scope: namespace)
+    }
+
+    /// What a pending second step keeps sealed (`part`: `identity`, `challenge`, `totp`,
+    /// `recovery`), under the pending authorization's id hash.
+    static func secondStep(_ part: String, idHash: String) -> Vault.Binding {
+        .init(purpose: "second-step-\(part)", owner: idHash)
+    }
+
     /// A redirect connector's state between the redirect and the callback.
     static func upstreamState(idHash: String) -> Vault.Binding { .init(purpose: "upstream-state", owner: idHash) }
 }

@@ -7,6 +7,7 @@ import StoreContracts
 struct PasswordGrant: TokenGrant {
     static let grantType = "password"
     let checker: PasswordChecker
+    let secondFactors: SecondFactors
     let sessions: any SessionStore
     let issuer: TokenIssuer
     let audit: AuditTrail
@@ -21,12 +22,23 @@ struct PasswordGrant: TokenGrant {
         let password = try parameters.require("password")
         let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope,
                                  extra: Scopes.extra(for: client))
-        let credentials = PasswordCredentials(username: username, password: password, scopes: scope.split(separator: " ").map(String.init))
         try client.apiResources.checkRequested(parameters["scope"])
         let targets = try client.apiResources.targets(parameters.resources, granted: scope)
-        let identity = try await checker.attempt(credentials, client: client, clientAddress: clientAddress).get()
+        let otp = parameters["otp"]
+        let credentials = PasswordCredentials(username: username, password: password, scopes: scope.split(separator: " ").map(String.init),
+                                              otp: otp)
+        let identity: ConnectorIdentity
+        switch try await checker.attempt(credentials, client: client, clientAddress: clientAddress).get() {
+        case .identity(let found): identity = found
+        case .challenge(let challenge):
+            // The identity source asks a question (docs/mfa.md, "AuthLink challenges"): the app
+            // shows it and repeats the request with the answer as `otp`.
+            throw OAuthError.mfaRequired(challenge.message)
+        }
+        let amr = try await secondFactors.checkAPI(userId: identity.userId, client: client, amr: ["pwd"], otp: otp,
+                                                   address: clientAddress)
         return try await guarded("password grant issuance") {
-            let session = try issuer.makeSession(identity: identity, client: client)
+            let session = try issuer.makeSession(identity: identity, client: client, amr: amr)
             try await sessions.insertSession(session)
             audit.signedIn(session, client: client, address: clientAddress)
             return try await issuer.issueNewFamily(session: session, client: authenticated, scope: scope, nonce: nil,

@@ -4,6 +4,12 @@ import Logging
 import StoreContracts
 import Tracing
 
+/// What a first factor came to: the user, or a question the identity source asks first.
+enum FirstFactor: Sendable {
+    case identity(ConnectorIdentity)
+    case challenge(LoginChallenge)
+}
+
 /// One password attempt against an auth service's connector, with throttling
 /// (docs/protocol.md, "Throttling and rate limits"; docs/security.md, rules 6 and 13) and login
 /// metrics.
@@ -18,7 +24,7 @@ struct PasswordChecker: Sendable {
     /// The identity, or the error to show (`access_denied`; 429 when throttled). Outages are
     /// thrown as OAuth errors (503 / 502).
     func attempt(_ credentials: PasswordCredentials, client: ResolvedClient,
-                 clientAddress: String?) async throws -> Result<ConnectorIdentity, OAuthError> {
+                 clientAddress: String?) async throws -> Result<FirstFactor, OAuthError> {
         let type = client.service.provider.type
         guard let connector = client.authService.connector as? any PasswordConnector else {
             throw OAuthError.unauthorizedClient("This auth service does not accept passwords.")
@@ -37,30 +43,66 @@ struct PasswordChecker: Sendable {
             return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429,
                                        retryAfter: Int(throttle.perUsername.spacing.rounded(.up))))
         }
-        let result: LoginResult
-        do {
-            result = try await withSpan("connector.login", ofKind: .client) { span in
+        return try await counted(keys, credentials.username, client: client, clientAddress: clientAddress) {
+            try await withSpan("connector.login", ofKind: .client) { span in
                 span.attributes["connector.type"] = type
                 return try await connector.login(credentials)
             }
+        }
+    }
+
+    /// The person's answer to a connector's challenge, counted in the throttle like a password.
+    func answer(_ challenge: LoginChallenge, response: String, username: String, client: ResolvedClient,
+                clientAddress: String?) async throws -> Result<FirstFactor, OAuthError> {
+        let type = client.service.provider.type
+        guard let connector = client.authService.connector as? any ChallengingConnector else {
+            throw OAuthError.unauthorizedClient("This auth service does not ask questions at sign-in.")
+        }
+        guard response.utf8.count <= 1024 else { return .failure(.accessDenied("The answer is too long.")) }
+        let keys = LoginThrottle.keys(namespace: client.authService.namespace,
+                                      username: connector.accountName(for: username), address: clientAddress)
+        guard try await guarded("throttle", { try await throttle.attempt(keys, store: counters, now: clock.now()) }) else {
+            metrics.login(connector: type, outcome: "throttled")
+            audit.signInFailed(client: client, address: clientAddress, user: username, reason: "throttled")
+            return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429,
+                                       retryAfter: Int(throttle.perUsername.spacing.rounded(.up))))
+        }
+        return try await counted(keys, username, client: client, clientAddress: clientAddress) {
+            try await withSpan("connector.challenge", ofKind: .client) { span in
+                span.attributes["connector.type"] = type
+                return try await connector.answer(challenge, response: response, username: username)
+            }
+        }
+    }
+
+    /// Runs one connector call whose attempt is already counted, and books its outcome.
+    private func counted(_ keys: LoginThrottle.Keys, _ username: String, client: ResolvedClient, clientAddress: String?,
+                         _ call: () async throws -> LoginResult) async throws -> Result<FirstFactor, OAuthError> {
+        let type = client.service.provider.type
+        let result: LoginResult
+        do {
+            result = try await call()
         } catch {
             let failure = ConnectorErrors.oauthError(for: error)
             let outcome = failure.code == .temporarilyUnavailable ? "unavailable" : "error"
             metrics.login(connector: type, outcome: outcome)
-            audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: outcome)
+            audit.signInFailed(client: client, address: clientAddress, user: username, reason: outcome)
             logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(failure.debug ?? failure.errorDescription)"])
             throw failure
         }
         switch result {
         case .rejected(let rejection):
             metrics.login(connector: type, outcome: "rejected")
-            audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: "rejected",
+            audit.signInFailed(client: client, address: clientAddress, user: username, reason: "rejected",
                                detail: rejection.message)
             return .failure(.accessDenied(rejection.message))
+        case .challenge(let challenge):
+            metrics.login(connector: type, outcome: "challenge")
+            return .success(.challenge(challenge))
         case .authenticated(let identity):
             try await guarded("throttle") { try await throttle.succeeded(keys, store: counters) }
             metrics.login(connector: type, outcome: "success")
-            return .success(identity)
+            return .success(.identity(identity))
         }
     }
 }

@@ -26,6 +26,8 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var email: String?
     /// With scope `roles`: the user's groups.
     public var roles: [String]?
+    /// Authentication methods (RFC 8176): `pwd`, `otp`, `hwk`, `mfa` (docs/mfa.md).
+    public var amr: [String]?
 }
 
 /// A JWT `aud`: a string for one audience, an array for several (RFC 7519 §4.1.3).
@@ -70,6 +72,8 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var groups: [String]?
     /// `urn:idconnect:acr:pwd`, or `urn:idconnect:acr:mfa` after a second factor.
     public var acr: String?
+    /// Authentication methods (RFC 8176): `pwd`, `otp`, `hwk`, `mfa` (docs/mfa.md).
+    public var amr: [String]?
 
     public init(iss: String, sub: String, aud: String, exp: Int64, iat: Int64, auth_time: Int64, nonce: String? = nil,
                 at_hash: String? = nil, sid: String? = nil) {

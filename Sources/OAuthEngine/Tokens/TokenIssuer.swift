@@ -19,7 +19,8 @@ struct TokenIssuer: Sendable {
     /// docs/protocol.md, "Sessions and upstream tokens"; docs/security.md, rule 11). A sign-in at a
     /// source the broker cannot re-check (SAML, static users) lasts at most `refreshTtl`
     /// (docs/protocol.md, "Sessions and upstream tokens").
-    func makeSession(identity: ConnectorIdentity, client: ResolvedClient) throws -> LoginSession {
+    /// `amr` is what the sign-in proved (RFC 8176 values, docs/mfa.md).
+    func makeSession(identity: ConnectorIdentity, client: ResolvedClient, amr: [String]) throws -> LoginSession {
         let now = context.clock.now()
         let id = Secrets.randomToken(bytes: 24)
         let service = client.service
@@ -35,7 +36,7 @@ struct TokenIssuer: Sendable {
             userId: identity.userId, appKey: client.appKey, authServiceId: service.id,
             attributes: identity.attributes, sealedUpstream: sealed, upstreamExpiresAt: identity.upstream?.expiresAt,
             authTime: now, createdAt: now, expiresAt: min(now.addingTimeInterval(TimeInterval(lifetime)), maxExpiresAt),
-            maxExpiresAt: maxExpiresAt)
+            maxExpiresAt: maxExpiresAt, amr: amr)
     }
 
     /// Creates token family `familyId` for `client` in `session` and mints its first tokens: an
@@ -100,7 +101,7 @@ struct TokenIssuer: Sendable {
                 exp: expiresAt.epochSeconds, nbf: now.epochSeconds, iat: now.epochSeconds, jti: jti, client_id: family.clientId,
                 scope: family.scope, sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds,
                 email: Scopes.contains(family.scope, "email") ? session.attributes["email"]?.stringValue : nil,
-                roles: Scopes.contains(family.scope, "roles") ? session.groups ?? [] : nil)
+                roles: Scopes.contains(family.scope, "roles") ? session.groups ?? [] : nil, amr: session.amrClaim)
             accessToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()
@@ -116,6 +117,7 @@ struct TokenIssuer: Sendable {
                 at_hash: AccessTokenHash.compute(accessToken), sid: session.id)
             claims.addUserClaims(of: session, scope: family.scope, requested: family.claims?.idToken ?? [])
             claims.acr = AuthenticationContext.acr(of: session)
+            claims.amr = session.amrClaim
             idToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "JWT")
         }
         return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
@@ -140,10 +142,13 @@ public enum AuthenticationContext {
     public static let password = "urn:idconnect:acr:pwd"
     public static let secondFactor = "urn:idconnect:acr:mfa"
 
-    static func acr(of session: LoginSession) -> String { password }
+    static func acr(of session: LoginSession) -> String { session.usedSecondFactor ? secondFactor : password }
 }
 
 extension LoginSession {
+    /// The `amr` claim (RFC 8176): what the sign-in proved; absent when nothing was recorded.
+    var amrClaim: [String]? { amr.isEmpty ? nil : amr }
+
     /// The `groups` attribute as strings; nil when there are none.
     var groups: [String]? {
         guard case .array(let values) = attributes["groups"] else { return nil }

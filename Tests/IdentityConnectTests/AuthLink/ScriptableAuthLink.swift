@@ -14,7 +14,8 @@ enum ScriptableAuthLink {
             let data = Data(buffer: try await request.collectBody(upTo: 1 << 20))
             log.record(request, body: data)
             let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: String] ?? [:]
-            return try await answer(for: fields["username"] ?? "", password: fields["password"] ?? "")
+            if let state = fields["challenge_state"] { return challengeAnswer(state: state, response: fields["response"] ?? "") }
+            return try await answer(for: fields["username"] ?? "", password: fields["password"] ?? "", otp: fields["otp"])
         }
         router.post("refresh") { request, _ in
             var request = request
@@ -34,9 +35,28 @@ enum ScriptableAuthLink {
         Response(status: .init(code: status), headers: [.contentType: contentType], body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
-    static func answer(for username: String, password: String) async throws -> Response {
+    /// docs/mfa.md, "AuthLink challenges": `round-N` states; "424242" is the right code, "again"
+    /// asks another question, anything else is refused.
+    static func challengeAnswer(state: String, response: String) -> Response {
+        guard state.hasPrefix("round-"), let round = Int(state.dropFirst(6)) else { return json(401, "") }
+        switch response {
+        case "424242": return json(200, #"{"authenticated":true,"token":"tok-challenge","email":"c@example.org"}"#)
+        case "again": return challenge("One more code, please.", state: "round-\(round + 1)")
+        default: return json(401, #"{"authError":{"error":"access_denied","error_description":"Wrong code."}}"#)
+        }
+    }
+
+    static func challenge(_ message: String, state: String, input: String = "otp") -> Response {
+        json(200, #"{"authenticated":false,"challenge":{"message":"\#(message)","state":"\#(state)","input":"\#(input)"}}"#)
+    }
+
+    static func answer(for username: String, password: String, otp: String? = nil) async throws -> Response {
         guard password == "pw" else { return json(401, "") }
         switch username {
+        case "challenge":
+            if otp == "424242" { return json(200, #"{"authenticated":true,"token":"tok-challenge"}"#) }
+            return challenge("Enter the code we sent by SMS.", state: "round-1")
+        case "bad-challenge": return json(200, #"{"authenticated":false,"challenge":{"message":"","state":"x"}}"#)
         case "ok": return json(200, #"{"authenticated":true,"token":"tok-ok","email":"ok@example.org","department":"R&D","secret_flag":"x"}"#)
         case "expiring": return json(200, #"{"authenticated":true,"token":"tok-expiring","expires_in":120,"refresh_token":"rt-1"}"#)
         case "self-refresh": return json(200, #"{"authenticated":true,"token":"tok-self","expires_in":120}"#)

@@ -1,0 +1,65 @@
+/// The second-step page of a browser sign-in (docs/mfa.md): an AuthLink challenge, a second
+/// factor, enrolling one, and the recovery codes shown once.
+extension PageTemplates {
+    static let secondStep = layout + """
+    <h1>{{heading}}</h1>
+    <p class="muted" id="mfa-message">{{message}}</p>
+    {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
+    {{#totpSetup}}
+    <h2 style="font-size:1.05rem">Authenticator app</h2>
+    <p class="muted">Scan this code with your authenticator app, then enter the 6-digit code it shows.</p>
+    <p style="text-align:center"><img id="totp-qr" src="{{image}}" width="{{size}}" height="{{size}}" alt="QR code for your authenticator app"></p>
+    <p class="muted">Cannot scan? Enter this key in the app: <code id="totp-secret">{{secret}}</code></p>
+    {{/totpSetup}}
+    {{#offersCode}}
+    <form method="post" action="{{action}}" id="otp-form" autocomplete="off">
+    <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+    <label for="otp">{{codeLabel}}</label>
+    <input type="text" id="otp" name="otp" inputmode="{{inputMode}}" autocomplete="{{autocomplete}}" autocapitalize="none" spellcheck="false" maxlength="64" required autofocus>
+    <button type="submit" id="submit">{{submitLabel}}</button>
+    </form>
+    {{/offersCode}}
+    {{#passkey}}
+    <button type="button" id="passkey" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}" data-create="{{creates}}" data-page="{{page}}">{{label}}</button>
+    <p class="error" role="alert" id="passkey-error" hidden></p>
+    <noscript><p class="muted">Passkeys need JavaScript.</p></noscript>
+    <script nonce="{{nonce}}">
+    {{{script}}}
+    (function () {
+      var button = document.getElementById("passkey"), error = document.getElementById("passkey-error");
+      if (!window.PublicKeyCredential) { button.hidden = true; return; }
+      button.addEventListener("click", function () {
+        var options = JSON.parse(button.dataset.options), creates = button.dataset.create === "true";
+        button.disabled = true;
+        (creates ? registerPasskey(options) : signInWithPasskey(options)).then(function (credential) {
+          return fetch(button.dataset.action, { method: "POST", credentials: "same-origin", cache: "no-store",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ csrf_token: button.dataset.csrf, challenge: options.challenge, credential: credential }) })
+            .then(function (answer) { return answer.json(); })
+            .then(function (answer) { window.location.assign(answer.redirect || button.dataset.page); });
+        }).catch(function (failure) {
+          button.disabled = false;
+          error.textContent = "The passkey was not used (" + (failure && failure.name || "error") + "). Try again.";
+          error.hidden = false;
+        });
+      });
+    })();
+    </script>
+    {{/passkey}}
+    {{#hasRecoveryCodes}}
+    <h2 style="font-size:1.05rem">Recovery codes</h2>
+    <p class="muted">Keep these codes somewhere safe. Each works once, in place of a code from your authenticator app or
+    your passkey, if you lose it. They are shown only now.</p>
+    <ul class="accounts" id="recovery-codes">
+    {{#recoveryCodes}}<li><code>{{.}}</code></li>
+    {{/recoveryCodes}}</ul>
+    {{/hasRecoveryCodes}}
+    {{#continueAction}}
+    <form method="post" action="{{continueAction}}" id="continue-form">
+    <input type="hidden" name="csrf_token" value="{{csrfToken}}">
+    <button type="submit" id="continue">Continue</button>
+    </form>
+    {{/continueAction}}
+    </main></body></html>
+    """
+}

@@ -1,0 +1,188 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import OneTimePassword
+import StoreContracts
+
+/// The second step of a browser sign-in (docs/mfa.md): after the first factor, the person
+/// answers an AuthLink challenge, proves a second factor, or enrols one, on
+/// `/oauth/mfa/{id}`. Each step is a pending authorization of its own (a fresh id: the first
+/// factor's is consumed), bound to the browser that started the sign-in; forms carry the CSRF
+/// token bound to both. What the first factor yielded stays sealed until the sign-in completes.
+public struct SecondStepSignIn: Sendable {
+    let context: EngineContext
+    let authorizations: PendingAuthorizations
+    let factors: SecondFactors
+    let checker: PasswordChecker
+
+    /// Failed codes or answers on one page before the sign-in is given up.
+    static let maxFailures = 5
+    /// AuthLink challenge rounds at most.
+    static let maxChallengeRounds = 3
+
+    public func pageURL(_ id: String) -> String { "\(context.issuer)/oauth/mfa/\(id)" }
+
+    /// What the connector said, kept sealed while the second step runs.
+    struct HeldIdentity: Codable {
+        var userId: String
+        var attributes: [String: JSONValue]
+        var upstream: UpstreamToken?
+        var sessionEndsAt: Date?
+    }
+
+    /// Starts a second step for `pending` (in the browser it is bound to): stores it under a new
+    /// id, consuming `consuming` (the first factor's id hash) when given. Returns the page URL.
+    func hold(_ pending: PendingAuthorization, consuming: String?, step: SecondStep, identity: ConnectorIdentity?,
+              challenge: LoginChallenge? = nil) async throws -> String {
+        let id = Secrets.randomToken()
+        let idHash = Secrets.hash(id)
+        var step = step
+        if let identity {
+            let held = HeldIdentity(userId: identity.userId, attributes: identity.attributes, upstream: identity.upstream,
+                                    sessionEndsAt: identity.sessionEndsAt)
+            step.sealedIdentity = try context.vault.seal(try JSONEncoder.sortedCompact.encode(held),
+                                                         VaultBindings.secondStep("identity", idHash: idHash))
+        }
+        if let challenge { step.challenge = try sealed(challenge, rounds: 0, idHash: idHash) }
+        var next = pending
+        let now = context.clock.now()
+        next.mode = .browser
+        next.secondStep = step
+        next.failedAttempts = 0
+        next.lastError = nil
+        next.upstreamState = nil
+        next.expiresAt = now.addingTimeInterval(TimeInterval(PendingAuthorizations.browserPageLifetime))
+        if let consuming {
+            guard try await guarded("consume pending", { try await context.store.consumePending(idHash: consuming) }) else {
+                throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
+            }
+        }
+        try await guarded("store second step") { try await context.store.insertPending(next, idHash: idHash) }
+        return pageURL(id)
+    }
+
+    func sealed(_ challenge: LoginChallenge, rounds: Int, idHash: String) throws -> SecondStep.Challenge {
+        let state = try context.vault.seal(Data(challenge.state.utf8), VaultBindings.secondStep("challenge", idHash: idHash))
+        return SecondStep.Challenge(message: challenge.message, input: challenge.input, sealedState: state, rounds: rounds)
+    }
+
+    /// Asks an SSO session that lacks `mfa` for a second factor before it signs `request` in
+    /// (`mfa.mode: required`, or the user has a factor). Returns the page URL.
+    func stepUp(_ request: AuthorizationRequest, session: LoginSession, need: SecondFactorNeed, browserBinding: String) async throws -> String {
+        let now = context.clock.now()
+        var pending = PendingAuthorization(
+            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
+            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
+            codeChallenge: request.codeChallenge, mode: .browser, browserHash: Secrets.hash(browserBinding),
+            prompt: request.prompt, loginHint: request.loginHint, createdAt: now, expiresAt: now)
+        pending.resources = request.resources
+        pending.claims = request.claims
+        pending.online = request.online ? true : nil
+        var purpose = SecondStep.Purpose.verify
+        if case .enrol = need { purpose = .enrol }
+        let step = SecondStep(purpose: purpose, userId: session.userId, username: session.userId, sealedIdentity: nil,
+                              sessionId: session.id, amr: session.amr)
+        return try await hold(pending, consuming: nil, step: step, identity: nil)
+    }
+
+    /// A loaded second step: the pending authorization, its id hash, client and step.
+    struct Loaded {
+        var id: String
+        var idHash: String
+        var pending: PendingAuthorization
+        var client: ResolvedClient
+        var step: SecondStep
+        var binding: String
+        var owner: MFAOwner
+        var target: ErrorRedirect { ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state) }
+    }
+
+    static let expired = AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in page has expired. Start again from the app."))
+
+    /// The second step `id` for the browser holding `binding`; `csrfToken` must match when given.
+    func load(_ id: String, binding: String?, csrfToken: String?, checkToken: Bool) async throws(AuthorizationFailure) -> Loaded {
+        guard id.utf8.count <= 128, let binding else { throw Self.expired }
+        let idHash = Secrets.hash(id)
+        let found: PendingAuthorization?
+        do { found = try await guarded("second step", { try await context.store.pending(idHash: idHash) }) } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("second step: \(error)"))
+        }
+        guard let pending = found, context.clock.now() < pending.expiresAt, pending.mode == .browser, let step = pending.secondStep,
+              PendingAuthorizations.isStartingBrowser(pending, binding) else { throw Self.expired }
+        if checkToken {
+            guard let csrfToken, Secrets.constantTimeEquals(csrfToken, PendingAuthorizations.formToken(pendingId: id, browserBinding: binding)) else {
+                throw .cannotRedirect(.invalidRequest("The form is no longer valid. Reload the page and try again."))
+            }
+        }
+        let client: ResolvedClient?
+        do { client = try await authorizations.client(for: pending) } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"))
+        }
+        guard let client else {
+            throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state))
+        }
+        return Loaded(id: id, idHash: idHash, pending: pending, client: client, step: step, binding: binding,
+                      owner: SecondFactors.owner(userId: step.userId, client: client))
+    }
+
+    /// Saves the step's new state.
+    func save(_ loaded: Loaded, _ step: SecondStep) async throws {
+        var pending = loaded.pending
+        pending.secondStep = step
+        try await guarded("update second step") { try await context.store.updatePending(pending, idHash: loaded.idHash) }
+    }
+
+    /// Finishes the sign-in with `added` proved on top of the first factor: a new session for a
+    /// held identity, or the stepped-up SSO session with its raised `amr`.
+    func complete(_ loaded: Loaded, adding added: [String]) async throws(AuthorizationFailure) -> SecondStepOutcome {
+        var amr = loaded.step.amr
+        for value in added + ["mfa"] where !amr.contains(value) { amr.append(value) }
+        do {
+            if let sessionId = loaded.step.sessionId {
+                guard var session = try await context.store.session(id: sessionId), session.isActive(at: context.clock.now()) else {
+                    throw AuthorizationFailure.redirect(.accessDenied("The sign-in has ended; sign in again."), loaded.target)
+                }
+                try await guarded("raise amr") { try await context.store.setSessionAMR(sessionId: sessionId, amr: amr) }
+                session.amr = amr
+                return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, existing: session,
+                                                                   client: loaded.client))
+            }
+            guard let sealed = loaded.step.sealedIdentity else { throw Self.expired }
+            let data = try context.vault.open(sealed, VaultBindings.secondStep("identity", idHash: loaded.idHash))
+            let held = try JSONDecoder().decode(HeldIdentity.self, from: data)
+            let identity = ConnectorIdentity(userId: held.userId, attributes: held.attributes, upstream: held.upstream,
+                                             sessionEndsAt: held.sessionEndsAt)
+            return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
+                                                               identity: identity, amr: amr, browserBound: true, clientAddress: nil))
+        } catch let failure as AuthorizationFailure {
+            throw failure
+        } catch let error as OAuthError {
+            throw .redirect(error, loaded.target)
+        } catch {
+            throw .redirect(.internalFailure("second step completion: \(error)"), loaded.target)
+        }
+    }
+
+    /// A failed attempt: the page again with the reason, or, after too many, back to the client.
+    func failed(_ loaded: Loaded, _ error: OAuthError) async throws(AuthorizationFailure) -> SecondStepOutcome {
+        var step = loaded.step
+        step.failures += 1
+        step.message = error.errorDescription
+        do {
+            if step.failures >= Self.maxFailures {
+                _ = try await context.store.consumePending(idHash: loaded.idHash)
+                return .redirect(loaded.target.url(for: .accessDenied("Too many failed attempts. Sign in again.")))
+            }
+            try await save(loaded, step)
+        } catch {
+            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("second step: \(error)"))
+        }
+        var updated = loaded
+        updated.step = step
+        do {
+            return .page(try await model(updated), status: error.status == 429 ? 429 : 400)
+        } catch {
+            throw Self.failure(error)
+        }
+    }
+}
