@@ -42,10 +42,12 @@ public struct ServerSettings: Sendable {
     public var audit: AuditSettings
     /// Where client addresses are located for the QR-login API (`server.geoip`); nil: nowhere.
     public var geoip: GeoIPSettings?
+    /// HTTPS served by the broker itself (`server.tls`); nil: plain HTTP, e.g. behind a TLS proxy.
+    public var tls: TLSSettings?
 
     public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
                 http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init(),
-                geoip: GeoIPSettings? = nil) {
+                geoip: GeoIPSettings? = nil, tls: TLSSettings? = nil) {
         self.issuer = issuer
         self.host = host
         self.port = port
@@ -54,6 +56,7 @@ public struct ServerSettings: Sendable {
         self.rateLimits = rateLimits
         self.audit = audit
         self.geoip = geoip
+        self.tls = tls
     }
 }
 
