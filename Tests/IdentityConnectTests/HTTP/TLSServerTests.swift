@@ -84,9 +84,8 @@ struct TLSServerTests {
     func headGuardsOverTLS() async throws {
         let ca = try TestCA()
         let (certificate, key) = try ca.issue(serial: 3)
-        var files = TestBroker.tlsFiles(certificate: certificate, key: key,
+        let files = TestBroker.tlsFiles(certificate: certificate, key: key,
                                         extraServer: "  http: { headTimeout: 2, idleTimeout: 60, maxHeadBytes: 16384 }\n")
-        files["server.yaml"]! += "\n  issuer: https://127.0.0.1:8443\n"
         let broker = try await TestBroker.make(files: files)
         try await broker.withTLSServer { port in
             let probe = try TLSProbe(trusting: ca.pem)
@@ -106,6 +105,25 @@ struct TLSServerTests {
             let silent = try await RawHTTP.exchange(port: port, "", timeout: .seconds(10))
             #expect(silent.isEmpty)
             #expect(ContinuousClock.now - handshakeStarted < .seconds(6))
+        }
+    }
+
+    @Test("an idle keep-alive connection over TLS is closed after idleTimeout")
+    func idleOverTLS() async throws {
+        let ca = try TestCA()
+        let (certificate, key) = try ca.issue(serial: 5)
+        let files = TestBroker.tlsFiles(certificate: certificate, key: key,
+                                        extraServer: "  http: { headTimeout: 10, idleTimeout: 2, maxHeadBytes: 16384 }\n")
+        let broker = try await TestBroker.make(files: files)
+        try await broker.withTLSServer { port in
+            let probe = try TLSProbe(trusting: ca.pem)
+            let idle = try await probe.connect(port: port)
+            try await idle.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let idleStarted = ContinuousClock.now
+            let served = await idle.received(timeout: .seconds(10))
+            #expect(served.hasPrefix("HTTP/1.1 200"), "\(served.prefix(80))")
+            #expect(idle.isClosed)
+            #expect(ContinuousClock.now - idleStarted < .seconds(6))
         }
     }
 
