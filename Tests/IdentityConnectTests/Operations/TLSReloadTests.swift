@@ -1,5 +1,6 @@
 import Foundation
 import IdentityApp
+import IdentityConfig
 import Logging
 import Testing
 #if canImport(Glibc)
@@ -61,6 +62,44 @@ struct TLSReloadTests {
             let after = try await probe.connect(port: port)
             #expect(try await after.peerSerial() == TestCA.serialBytes(11))
             await after.close()
+        }
+    }
+
+    @Test("certificates swapped while connections are being accepted: every handshake completes with one whole pair")
+    func swapUnderConcurrency() async throws {
+        let ca = try TestCA()
+        let pairs = try (30..<36).map { try ca.issue(serial: UInt8($0)) }
+        let broker = try await TestBroker.make(files: TestBroker.tlsFiles(certificate: pairs[0].certificate, key: pairs[0].key))
+        let source = try #require(broker.prepared.tls)
+        try await broker.withTLSServer { port in
+            let probe = try TLSProbe(trusting: ca.pem)
+            let serials = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                group.addTask {
+                    for pair in pairs.dropFirst() {
+                        try source.replace(with: TLSSettings(certificateChain: pair.certificate, privateKey: pair.key))
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    return []
+                }
+                for _ in 0..<40 {
+                    group.addTask {
+                        let connection = try await probe.connect(port: port)
+                        let serial = try await connection.peerSerial()
+                        let answer = try await Self.healthOn(connection, close: true)
+                        #expect(answer.contains("HTTP/1.1 200"))
+                        return serial
+                    }
+                }
+                var seen: [[UInt8]] = []
+                for try await serial in group where !serial.isEmpty { seen.append(serial) }
+                return seen
+            }
+            #expect(serials.count == 40)
+            let issued = Set((30..<36).map { TestCA.serialBytes(UInt8($0)) })
+            #expect(serials.allSatisfy { issued.contains($0) })
+            let fresh = try await probe.connect(port: port)
+            #expect(try await fresh.peerSerial() == TestCA.serialBytes(35))
+            await fresh.close()
         }
     }
 
