@@ -68,8 +68,9 @@ public struct ReloadService: Service {
         return false
     }
 
-    /// Swaps in a renewed certificate and key (the last step that can fail, so a refused pair
-    /// leaves both the old configuration and the old certificate in place).
+    /// Swaps in a renewed certificate and key, after the rest of the new configuration was read
+    /// and before it is swapped in: a refused pair leaves both the old configuration and the old
+    /// certificate in place.
     private func reloadTLS(_ settings: TLSSettings?) throws {
         switch (prepared.tls, settings) {
         case (let source?, let settings?):
