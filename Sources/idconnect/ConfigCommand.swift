@@ -18,6 +18,15 @@ struct ConfigCommand: AsyncParsableCommand {
             do {
                 let (config, directory) = try BrokerBootstrap.loadConfig(directory: configOption.config, registry: ConnectorCatalog.registry)
                 let settings = try BrokerSettings(options: ServeOptions(configDirectory: configOption.config), config: config)
+                if let tls = config.server.tls {
+                    // What `serve` builds: the pair must load into a TLS context, not only parse.
+                    do {
+                        _ = try TLSContextSource(tls)
+                    } catch {
+                        print("\(tls.keySource.location): \(error)")
+                        throw ExitCode(1)
+                    }
+                }
                 do {
                     for warning in try BrokerBootstrap.preflight(config: config, storage: settings.storage) {
                         print("warning: storage: \(warning)")

@@ -17,6 +17,8 @@ public struct PreparedBroker: Sendable {
     public let options: ServeOptions
     public let environment: [String: String]
     public let metrics: MetricsRegistry
+    /// The TLS context new connections get, when `server.tls` is configured (reloaded on SIGHUP).
+    public let tls: TLSContextSource?
 }
 
 /// Loads configuration, opens storage and the vault, loads signing keys, builds connectors.
@@ -72,6 +74,7 @@ public enum BrokerBootstrap {
                                                  issuer: options.issuer, options: options, environment: environment, clock: clock, logger: logger)
         let settings = try BrokerSettings(options: options, config: config)
         // Everything is checked before storage is touched: a refused start migrates nothing.
+        let tls = try config.server.tls.map { try TLSContextSource($0) }
         for warning in try preflight(config: config, storage: settings.storage) {
             logger.warning("\(warning)")
         }
@@ -91,7 +94,7 @@ public enum BrokerBootstrap {
                                   store: store, clock: clock, logger: logger, metrics: metrics, audit: audit,
                                   locator: locator)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
-                              environment: environment, metrics: metrics)
+                              environment: environment, metrics: metrics, tls: tls)
     }
 
     /// The GeoIP database of `server.geoip`, opened (memory-mapped) before storage is touched.
