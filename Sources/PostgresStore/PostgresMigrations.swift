@@ -104,6 +104,17 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX qr_logins_expiry ON qr_logins (expires_at)",
         ]),
+        // SAML single logout: a session remembers the IdP's SessionIndex (hashed), and the IdP's
+        // LogoutRequest finds a user's sessions by subject. IdP metadata: the last good copy of
+        // each fetched document, shared by every instance and kept across restarts.
+        ("v7-saml-lifecycle", [
+            "ALTER TABLE sessions ADD COLUMN upstream_session TEXT",
+            "CREATE INDEX sessions_subject ON sessions (subject)",
+            """
+            CREATE TABLE connector_documents (
+                key TEXT PRIMARY KEY, data BYTEA NOT NULL, fetched_at DOUBLE PRECISION NOT NULL)
+            """,
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

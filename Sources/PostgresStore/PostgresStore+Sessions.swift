@@ -8,11 +8,11 @@ extension PostgresStore: SessionStore {
         let attributes = try encode(session.attributes)
         _ = try await rows("""
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at, upstream_session)
             VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                 \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                 \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                \(session.maxExpiresAt?.pg))
+                \(session.maxExpiresAt?.pg), \(session.upstreamSessionKey))
             """)
     }
 
@@ -28,11 +28,11 @@ extension PostgresStore: SessionStore {
                 DELETE FROM pending_authorizations WHERE \(consume) AND id_hash = \(pendingIdHash ?? "") RETURNING 1
             ), new_session AS (
                 INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
+                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at, upstream_session)
                 SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                     \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                     \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                    \(session.maxExpiresAt?.pg)
+                    \(session.maxExpiresAt?.pg), \(session.upstreamSessionKey)
                 WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
                 RETURNING 1
             )
@@ -62,7 +62,7 @@ extension PostgresStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, upstream_session
         """
 
     /// Maps `sessionColumns` starting at column `offset`.
@@ -80,7 +80,8 @@ extension PostgresStore: SessionStore {
             createdAt: Date(timeIntervalSince1970: try row[offset + 9].decode(Double.self)),
             expiresAt: Date(timeIntervalSince1970: try row[offset + 10].decode(Double.self)),
             maxExpiresAt: Date(pg: try row[offset + 13].decode(Double?.self)),
-            revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self))
+            revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self),
+            upstreamSessionKey: try row[offset + 14].decode(String?.self))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -92,6 +93,24 @@ extension PostgresStore: SessionStore {
                 UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE session_id = \(id)
                 """, logger: logger)
         }
+    }
+
+    /// One statement: the sessions end and their families are revoked together.
+    public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
+        let keys = upstreamSessionKeys ?? []
+        let narrowed = !keys.isEmpty
+        return try await rows("""
+            WITH ended AS (
+                UPDATE sessions SET revoked_at = \(date.pg), upstream = NULL
+                WHERE subject = \(subject) AND revoked_at IS NULL AND expires_at > \(date.pg)
+                  AND (NOT \(narrowed) OR upstream_session IS NULL OR upstream_session = ANY(\(keys)))
+                RETURNING id
+            ), families AS (
+                UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg))
+                WHERE session_id IN (SELECT id FROM ended) RETURNING 1
+            )
+            SELECT id FROM ended
+            """).map { try $0.decode(String.self) }.sorted()
     }
 
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,

@@ -13,12 +13,12 @@ extension SQLiteStore: SessionStore {
     static func insert(_ session: LoginSession, attributes: Data, in db: Database) throws {
         try db.execute(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at, upstream_session)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
-                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql])
+                             session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql, session.upstreamSessionKey])
     }
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode,
@@ -55,7 +55,7 @@ extension SQLiteStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, upstream_session
         """
 
     /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
@@ -69,7 +69,8 @@ extension SQLiteStore: SessionStore {
             authTime: Date(timeIntervalSince1970: row[offset + 8]),
             createdAt: Date(timeIntervalSince1970: row[offset + 9]),
             expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
-            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12])
+            maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12],
+            upstreamSessionKey: row[offset + 14])
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -78,6 +79,24 @@ extension SQLiteStore: SessionStore {
                            arguments: [date.sql, id])
             try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
                            arguments: [date.sql, id])
+        }
+    }
+
+    public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
+        try await pool.write { db in
+            var sql = "SELECT id FROM sessions WHERE subject = ? AND revoked_at IS NULL AND expires_at > ?"
+            var arguments: StatementArguments = [subject, date.sql]
+            if let keys = upstreamSessionKeys, !keys.isEmpty {
+                sql += " AND (upstream_session IS NULL OR upstream_session IN (\(keys.map { _ in "?" }.joined(separator: ", "))))"
+                arguments += StatementArguments(keys)
+            }
+            let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
+            for id in ids {
+                try db.execute(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?", arguments: [date.sql, id])
+                try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
+                               arguments: [date.sql, id])
+            }
+            return ids
         }
     }
 

@@ -26,11 +26,15 @@ public struct LoginSession: Sendable, Equatable {
     public var revokedAt: Date?
     /// Bumped on every upstream update, for compare-and-swap.
     public var version: Int
+    /// `Secrets.hash` of the identity source's own id of this sign-in (SAML `SessionIndex`), so
+    /// that a logout the identity source starts ends exactly the sessions it names
+    /// (docs/connectors/saml.md, "Single logout"). Hashed: it is an identifier, not needed in clear.
+    public var upstreamSessionKey: String?
 
     public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
                 attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
                 authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
-                version: Int = 0) {
+                version: Int = 0, upstreamSessionKey: String? = nil) {
         self.id = id
         self.subject = subject
         self.userId = userId
@@ -45,6 +49,7 @@ public struct LoginSession: Sendable, Equatable {
         self.maxExpiresAt = maxExpiresAt
         self.revokedAt = revokedAt
         self.version = version
+        self.upstreamSessionKey = upstreamSessionKey
     }
 
     public func isActive(at now: Date) -> Bool { revokedAt == nil && now < expiresAt }

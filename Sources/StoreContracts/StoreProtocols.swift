@@ -36,6 +36,11 @@ public protocol SessionStore: Sendable {
     /// operators (`idconnect sessions list|revoke`). `authServiceId` narrows to one auth service;
     /// `user` to one user, matched against the user id without regard to case, or the subject.
     func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession]
+    /// Ends, in one transaction, every live session of `subject` (one user of one auth service)
+    /// and every family in them; with `upstreamSessionKeys`, only sessions whose
+    /// ``LoginSession/upstreamSessionKey`` is one of them or unknown (nil). Returns the ids of the
+    /// sessions it ended: the identity source ended those sign-ins (SAML single logout).
+    func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String]
     /// Replaces the upstream token if `expectedVersion` still matches; returns whether it did.
     func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                         attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool
@@ -192,4 +197,4 @@ public protocol StorageUnavailable: Error {}
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
-    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & MaintenanceStore
+    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & ConnectorDocumentStore & MaintenanceStore
