@@ -8,6 +8,12 @@ struct SAMLAssertion: Sendable, Equatable {
     var id: String
     var nameID: String
     var nameIDFormat: String?
+    /// The NameID's `NameQualifier` and `SPNameQualifier`: a LogoutRequest must name the user
+    /// exactly as the assertion did.
+    var nameQualifier: String? = nil
+    var spNameQualifier: String? = nil
+    /// The AuthnStatement's `SessionIndex`: which of the user's IdP sessions a logout ends.
+    var sessionIndex: String? = nil
     /// Attributes by `FriendlyName` (else `Name`): one value as a string, several as an array.
     var attributes: [String: JSONValue]
     /// When the IdP ends the sign-in: the AuthnStatement's `SessionNotOnOrAfter`, when present.

@@ -53,6 +53,8 @@ public struct ReloadService: Service {
                                    metadata: ["removed": .array(missing.sorted().map { .string($0) })])
                 }
             }
+            // New connectors start without IdP metadata: load it before they serve.
+            await engine.connectorMetadata.refresh(force: true, directory: directory)
             engine.replaceState(EngineState(config: config, directory: directory, keys: keys, vault: vault))
             logger.info("configuration reloaded", metadata: ["environments": "\(config.environments.count)"])
             return true
