@@ -25,13 +25,21 @@ struct SAMLIdentityProvider: Sendable {
         let certificates = options.idpCertificates.isEmpty ? metadata?.signingCertificates ?? [] : options.idpCertificates
         guard !certificates.isEmpty else { throw IdPMetadataError("no IdP signing certificate is configured or in the metadata") }
         let keys = try certificates.map { try XMLSecurityKey(certificatePEM: $0) }
-        var singleLogout: (SAMLOptions.Binding, IdPMetadata.Endpoint)?
+        var singleLogout: (binding: SAMLOptions.Binding, endpoint: IdPMetadata.Endpoint)?
         if let logoutURI = options.logoutURI {
-            singleLogout = (.redirect, IdPMetadata.Endpoint(location: logoutURI))
-        } else if let endpoints = metadata?.singleLogout {
-            // HTTP-Redirect when the IdP offers it; HTTP-POST when that is all it offers.
-            singleLogout = endpoints[.redirect].map { (.redirect, $0) } ?? endpoints[.post].map { (.post, $0) }
+            singleLogout = (options.logoutBinding ?? .redirect, IdPMetadata.Endpoint(location: logoutURI))
+        } else if let endpoints = metadata?.singleLogout, !endpoints.isEmpty {
+            if let wanted = options.logoutBinding {
+                guard let endpoint = endpoints[wanted] else {
+                    throw IdPMetadataError("the IdP metadata offers no \(wanted.name) single logout service; set logoutUri or another logoutBinding")
+                }
+                singleLogout = (wanted, endpoint)
+            } else {
+                // HTTP-Redirect when the IdP offers it; HTTP-POST when that is all it offers.
+                singleLogout = endpoints[.redirect].map { (.redirect, $0) } ?? endpoints[.post].map { (.post, $0) }
+            }
         }
+        if let response = options.logoutResponseURI { singleLogout?.endpoint.responseLocation = response }
         return SAMLIdentityProvider(
             entityID: metadata?.entityID, ssoURL: ssoURL,
             verifier: XMLSignatureVerifier(keys: keys, allowSHA1: options.allowSHA1),

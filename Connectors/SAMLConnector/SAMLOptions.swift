@@ -15,6 +15,12 @@ struct SAMLOptions: Sendable {
     /// The IdP's single-logout endpoint (`logoutUri`, HTTP-Redirect); nil when the metadata
     /// supplies one, or there is none.
     var logoutURI: String?
+    /// `logoutBinding`: how LogoutRequests and answers go to the IdP; nil: HTTP-Redirect when
+    /// the IdP offers it, else HTTP-POST (HTTP-Redirect with a hand-copied `logoutUri`).
+    var logoutBinding: Binding? = nil
+    /// `logoutResponseUri`: where answers to the IdP's own LogoutRequests go, when not to its
+    /// single-logout endpoint (Okta's "Single Logout Callback URL").
+    var logoutResponseURI: String? = nil
     /// `idpMetadataUrl` / `idpMetadata` and their settings.
     var metadata: SAMLMetadataOptions?
     var nameIDFormat: String
@@ -77,6 +83,13 @@ struct SAMLOptions: Sendable {
             if let problem = Self.certificateProblem(pem) { reader.problem("idpCertificate", "entry \(index + 1) \(problem)") }
         }
         options.logoutURI = reader.url("logoutUri")?.absoluteString
+        options.logoutResponseURI = reader.url("logoutResponseUri")?.absoluteString
+        switch reader.string("logoutBinding") {
+        case nil: break
+        case "redirect": options.logoutBinding = .redirect
+        case "post": options.logoutBinding = .post
+        default: reader.problem("logoutBinding", "must be redirect or post")
+        }
         if let format = reader.string("nameIdFormat") {
             if let full = nameIDFormats[format] { options.nameIDFormat = full } else if format.hasPrefix("urn:") { options.nameIDFormat = format } else {
                 reader.problem("nameIdFormat", "must be emailAddress, persistent, transient, unspecified or a full urn: format")

@@ -52,11 +52,15 @@ struct SAMLConfigTests {
                     spPrivateKey: "-----BEGIN PRIVATE KEY-----\\nnope\\n-----END PRIVATE KEY-----"
                     clockSkew: 9999
                     wantAssertionSigned: false
+                    logoutBinding: soap
+                    idpMetadataUrl: "http://idp.example.org/metadata"
+                    metadataRefresh: 5
         """)
         for expected in ["remoteService: must be the IdP's single sign-on URL", "does not use authentication",
                          "idpCertificate: entry 1 is not a PEM certificate", "nameIdFormat: must be", "spPrivateKey: is not",
                          "signRequests: needs spPrivateKey and spCertificate", "clockSkew: must be 0 to 600",
-                         "wantAssertionSigned: unknown key"] {
+                         "wantAssertionSigned: unknown key", "logoutBinding: must be redirect or post",
+                         "idpMetadataUrl: must be an https URL (http only on loopback)", "metadataRefresh: must be 60 to 2592000 seconds"] {
             #expect(bad.contains { $0.contains(expected) }, "\(expected) not in \(bad)")
         }
         let missing = try await Self.problems("""
@@ -85,6 +89,36 @@ struct SAMLConfigTests {
         \(Self.certificateBlock(TestKeyPair.idp.certificatePEM))
         """)
         #expect(good.isEmpty, "\(good)")
+
+        // IdP metadata: an inline document replaces remoteService and idpCertificate; its problems
+        // and conflicting options are named by key.
+        let inline = IdPMetadataBuilder().xml.replacingOccurrences(of: "\"", with: "\\\"")
+        #expect(try await Self.problems("""
+                  type: saml-post
+                  options: { idpMetadata: "\(inline)" }
+        """).isEmpty)
+        let conflicting = try await Self.problems("""
+                  type: saml-post
+                  options:
+                    idpMetadata: "\(inline.replacingOccurrences(of: "https://idp.example.org/sso/post", with: "ftp://x"))"
+                    idpMetadataUrl: https://idp.example.org/metadata
+                    idpMetadataCertificate: "not a certificate"
+        """)
+        for expected in ["idpMetadata: use idpMetadataUrl or idpMetadata, not both", "idpMetadataCertificate: entry 1 is not a PEM certificate"] {
+            #expect(conflicting.contains { $0.contains(expected) }, "\(expected) not in \(conflicting)")
+        }
+        let broken = try await Self.problems("""
+                  type: saml-post
+                  options: { idpMetadata: "\(inline.replacingOccurrences(of: "https://idp.example.org/sso/post", with: "ftp://x"))" }
+        """)
+        #expect(broken.contains { $0.contains("provider.options.idpMetadata: SingleSignOnService has a Location that is not an absolute http(s) URL") },
+                "\(broken)")
+        let orphan = try await Self.problems("""
+                  type: saml-post
+                  remoteService: https://idp.example.org/sso
+                  options: { idpCertificate: "x", idpMetadataCertificate: "y" }
+        """)
+        #expect(orphan.contains { $0.contains("idpMetadataCertificate: needs idpMetadataUrl or idpMetadata") }, "\(orphan)")
     }
 
     static func options(binding: SAMLOptions.Binding = .redirect) -> SAMLOptions {

@@ -36,8 +36,9 @@ enum SAMLCraftedIdP {
         """
     }
 
-    static func broker(clock: ManualClock = ManualClock(Date()), services: [String] = [service("crafted")]) async throws -> TestBroker {
-        try await SAMLPeerFixture.broker(services, clock: clock)
+    static func broker(clock: ManualClock = ManualClock(Date()), services: [String] = [service("crafted")],
+                       auditFile: String? = nil) async throws -> TestBroker {
+        try await SAMLPeerFixture.broker(services, clock: clock, auditFile: auditFile)
     }
 
     /// A whole sign-in as `nameID` with IdP session `sessionIndex`: the tokens and the SSO cookie.

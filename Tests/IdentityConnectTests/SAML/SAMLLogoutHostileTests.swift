@@ -105,7 +105,9 @@ struct SAMLLogoutHostileTests {
     @Test("a signed request ends the NameID's sessions (only the listed SessionIndex), is answered with a signed LogoutResponse, and is refused when replayed; both bindings")
     func accepted() async throws {
         let clock = ManualClock(Date())
-        let broker = try await SAMLCraftedIdP.broker(clock: clock)
+        let audit = FileManager.default.temporaryDirectory.appendingPathComponent("idc-audit-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: audit) }
+        let broker = try await SAMLCraftedIdP.broker(clock: clock, auditFile: audit)
         try await broker.withClient { client in
             let first = try await SAMLCraftedIdP.signIn(client, clock: clock, sessionIndex: "idx-1")
             let second = try await SAMLCraftedIdP.signIn(client, clock: clock, sessionIndex: "idx-2")
@@ -126,6 +128,8 @@ struct SAMLLogoutHostileTests {
             #expect(answer.cookies["idc_sso"] == "", "the SSO cookie is cleared")
 
             #expect(try await Flows.validate(client, try #require(first.tokens["access_token"] as? String)).status == .unauthorized)
+            let ended = try AuditLines.read(audit).filter { $0["event"] == "session.ended" }
+            #expect(ended.count == 1 && ended.first?["reason"] == "saml_logout", "\(ended)")
             let refresh = try await client.postForm("/oauth/token", [
                 ("grant_type", "refresh_token"), ("refresh_token", try #require(first.tokens["refresh_token"] as? String)),
                 ("client_id", "\(SAMLPeerFixture.appKey).crafted")])

@@ -132,6 +132,14 @@ struct SAMLMetadataTests {
         #expect(idp.ssoURL == "https://override.example.org/sso")
         #expect(idp.singleLogout?.binding == .redirect && idp.singleLogout?.endpoint.location == "https://override.example.org/slo")
         #expect(idp.verifier.keys.count == 1, "the configured certificate only, not the metadata's")
+        options.logoutBinding = .post
+        options.logoutResponseURI = "https://override.example.org/slo/callback"
+        idp = try SAMLIdentityProvider.make(options, metadata: metadata)
+        #expect(idp.singleLogout?.binding == .post && idp.singleLogout?.endpoint.responseLocation == "https://override.example.org/slo/callback")
+        options.logoutURI = nil
+        options.logoutBinding = .redirect
+        Self.expectProblem("no HTTP-Redirect single logout service") { _ = try SAMLIdentityProvider.make(options, metadata: metadata) }
+        options.logoutBinding = nil
         metadata.singleSignOn = [.redirect: "https://idp.example.org/sso/redirect"]
         options.ssoURL = nil
         Self.expectProblem("no HTTP-POST single sign-on service") { _ = try SAMLIdentityProvider.make(options, metadata: metadata) }

@@ -79,8 +79,12 @@ enum SAMLPeerFixture {
         """
     }
 
-    static func broker(_ services: [String], clock: ManualClock = ManualClock(Date())) async throws -> TestBroker {
+    /// `auditFile`: where the broker writes its audit events (`server.audit.file`).
+    static func broker(_ services: [String], clock: ManualClock = ManualClock(Date()), auditFile: String? = nil) async throws -> TestBroker {
         var files = TestBroker.defaultConfig()
+        if let auditFile {
+            files["server.yaml"] = "server:\n  issuer: http://127.0.0.1:8080\n  audit:\n    file: \(auditFile)\nsigning:\n  algorithm: RS256\n"
+        }
         files["environments/saml.yaml"] = """
         environments:
           - appKey: \(appKey)
