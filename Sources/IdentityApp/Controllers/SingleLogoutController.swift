@@ -5,7 +5,8 @@ import OAuthEngine
 
 /// `GET|POST /saml/slo`, SAML single logout (docs/connectors/saml.md, "Single logout"): the
 /// IdP's LogoutResponse to a sign-out the broker passed on, or the IdP's own LogoutRequest, over
-/// HTTP-Redirect (query) or HTTP-POST (form). Every outcome clears this browser's SSO cookie.
+/// HTTP-Redirect (query) or HTTP-POST (form). A message that was accepted clears this browser's
+/// SSO cookie; a refused one changes nothing (a forged link must not sign a browser out).
 struct SingleLogoutController {
     let services: AppServices
 
@@ -25,6 +26,7 @@ struct SingleLogoutController {
     private func handle(_ request: Request, binding: LogoutMessage.Binding,
                         parameters: () async throws -> OAuthParameters) async -> Response {
         var response: Response
+        var accepted = false
         do {
             let parameters = try await parameters()
             var values: [String: String] = [:]
@@ -36,12 +38,13 @@ struct SingleLogoutController {
             case .upstream(let action): response = services.pages.upstreamAction(action, signingOut: true)
             case .signedOut: response = services.pages.signedOutPage()
             }
+            accepted = true
         } catch let error as OAuthError {
             response = services.pages.errorPage(error)
         } catch {
             response = services.pages.errorPage(.internalFailure("\(error)"))
         }
-        services.cookies.clearSSO(on: &response)
+        if accepted { services.cookies.clearSSO(on: &response) }
         return response
     }
 }

@@ -18,6 +18,7 @@ struct SAMLLogoutHostileTests {
         }
         #expect(answer.status == .badRequest, "\(what): \(answer.status)")
         #expect(answer.location == nil, "\(what) redirected to \(answer.location ?? "")")
+        #expect(answer.cookies["idc_sso"] == nil, "\(what) touched the SSO cookie")
         if let fragment { #expect(answer.text.contains(fragment), "\(what): \(answer.text.prefix(600))") }
     }
 
