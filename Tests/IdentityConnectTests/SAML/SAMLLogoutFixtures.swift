@@ -37,8 +37,8 @@ enum SAMLCraftedIdP {
     }
 
     static func broker(clock: ManualClock = ManualClock(Date()), services: [String] = [service("crafted")],
-                       auditFile: String? = nil) async throws -> TestBroker {
-        try await SAMLPeerFixture.broker(services, clock: clock, auditFile: auditFile)
+                       auditFile: String? = nil, backend: StoreBackend = .sqlite) async throws -> TestBroker {
+        try await SAMLPeerFixture.broker(services, clock: clock, auditFile: auditFile, backend: backend)
     }
 
     /// A whole sign-in as `nameID` with IdP session `sessionIndex`: the tokens and the SSO cookie.

@@ -103,12 +103,13 @@ struct SAMLLogoutHostileTests {
         }
     }
 
-    @Test("a signed request ends the NameID's sessions (only the listed SessionIndex), is answered with a signed LogoutResponse, and is refused when replayed; both bindings")
-    func accepted() async throws {
+    @Test("a signed request ends the NameID's sessions (only the listed SessionIndex) on every instance, is answered with a signed LogoutResponse, and is refused when replayed; both bindings",
+          arguments: StoreBackend.allCases)
+    func accepted(_ backend: StoreBackend) async throws {
         let clock = ManualClock(Date())
         let audit = FileManager.default.temporaryDirectory.appendingPathComponent("idc-audit-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: audit) }
-        let broker = try await SAMLCraftedIdP.broker(clock: clock, auditFile: audit)
+        let broker = try await SAMLCraftedIdP.broker(clock: clock, auditFile: audit, backend: backend)
         try await broker.withClient { client in
             let first = try await SAMLCraftedIdP.signIn(client, clock: clock, sessionIndex: "idx-1")
             let second = try await SAMLCraftedIdP.signIn(client, clock: clock, sessionIndex: "idx-2")

@@ -183,13 +183,14 @@ struct SAMLMetadataPeerTests {
         }
     }
 
-    @Test("instances on one database share a fresh fetch instead of each fetching; config check names the option of metadata it cannot fetch")
-    func sharedAndChecked() async throws {
+    @Test("instances on one database share a fresh fetch instead of each fetching; config check names the option of metadata it cannot fetch",
+          arguments: StoreBackend.allCases)
+    func sharedAndChecked(_ backend: StoreBackend) async throws {
         let relay = MetadataRelay(document: IdPMetadataBuilder().xml)
         try await TestHTTPServer.with(relay.router) { base in
             let clock = ManualClock(Date())
             let broker = try await SAMLPeerFixture.broker([Self.service("shared", options: ["idpMetadataUrl: \(base)/md", "metadataRefresh: 60"])],
-                                                          clock: clock)
+                                                          clock: clock, backend: backend)
             let sibling = try await broker.sibling(registry: SAMLPeerFixture.registry)
             #expect(relay.fetches.withLock { $0 } == 2, "each instance fetches at start")
             clock.advance(61)

@@ -80,7 +80,8 @@ enum SAMLPeerFixture {
     }
 
     /// `auditFile`: where the broker writes its audit events (`server.audit.file`).
-    static func broker(_ services: [String], clock: ManualClock = ManualClock(Date()), auditFile: String? = nil) async throws -> TestBroker {
+    static func broker(_ services: [String], clock: ManualClock = ManualClock(Date()), auditFile: String? = nil,
+                       backend: StoreBackend = .sqlite) async throws -> TestBroker {
         var files = TestBroker.defaultConfig()
         if let auditFile {
             files["server.yaml"] = "server:\n  issuer: http://127.0.0.1:8080\n  audit:\n    file: \(auditFile)\nsigning:\n  algorithm: RS256\n"
@@ -92,7 +93,7 @@ enum SAMLPeerFixture {
             authServices:
         \(services.joined(separator: "\n"))
         """
-        return try await TestBroker.make(files: files, registry: registry, clock: clock)
+        return try await TestBroker.make(files: files, registry: registry, clock: clock, backend: backend)
     }
 
     /// Starts a sign-in at the broker and drives the IdP's login form until the IdP's form that
