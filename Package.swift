@@ -101,8 +101,10 @@ let package = Package(
         ], path: "Connectors/OAuthConnectors"),
         .systemLibrary(name: "CXMLSec", path: "Connectors/CXMLSec", pkgConfig: "xmlsec1-openssl",
                        providers: [.apt(["libxmlsec1-dev", "libxml2-dev", "libssl-dev"])]),
+        // Raw DEFLATE inflation for SAML's HTTP-Redirect binding (logout messages from the IdP).
+        .systemLibrary(name: "CZlib", path: "Connectors/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SAMLConnector", dependencies: [
-            "CXMLSec", "IdentityCore", .product(name: "Crypto", package: "swift-crypto"),
+            "CXMLSec", "CZlib", "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ], path: "Connectors/SAMLConnector"),
         .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),

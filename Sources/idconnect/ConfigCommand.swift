@@ -35,6 +35,9 @@ struct ConfigCommand: AsyncParsableCommand {
                     print("storage: \(error)")
                     throw ExitCode(1)
                 }
+                // IdP metadata named by URL is fetched and checked now; serve would start without it.
+                let metadataProblems = await BrokerBootstrap.checkMetadata(directory)
+                if !metadataProblems.isEmpty { throw ConfigProblems(metadataProblems) }
                 let services = directory.environments.values.reduce(0) { $0 + $1.services.count }
                 print("OK: \(config.environments.count) environment(s), \(config.organizations.count) organization(s), \(services) auth service binding(s).")
             } catch let problems as ConfigProblems {

@@ -21,6 +21,7 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
         services: [
             StoreCloser(store: prepared.engine.store),
             MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
+            MetadataRefreshService(engine: prepared.engine, interval: maintenanceInterval),
             ReloadService(prepared: prepared, logger: logger),
             KeyWatchService(engine: prepared.engine, logger: logger),
         ],
@@ -83,6 +84,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let qrLogin = QRLoginController(services: services)
     QRLoginAPIController(services: services).register(on: router)
     upstream.registerSAML(on: router)
+    SingleLogoutController(services: services).register(on: router)
     registerVersioned(router) { group in
         authorize.register(on: group)
         tempLogin.register(on: group)

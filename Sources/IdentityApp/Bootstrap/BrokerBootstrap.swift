@@ -49,6 +49,23 @@ public enum BrokerBootstrap {
         return (config, clientDirectory)
     }
 
+    /// Fetches and checks the IdP metadata of every connector that reads it (SAML
+    /// `idpMetadataUrl`, `idpMetadata`), as `idconnect config check` does: problems located at
+    /// the option that names the metadata. Nothing is stored.
+    public static func checkMetadata(_ directory: ClientDirectory) async -> [ConfigProblem] {
+        var seen: Set<String> = []
+        var connectors: [any MetadataRefreshingConnector] = []
+        for entry in directory.environments.values {
+            for service in entry.services.values where seen.insert(service.namespace).inserted {
+                if let connector = service.connector as? any MetadataRefreshingConnector { connectors.append(connector) }
+            }
+        }
+        return await withTaskGroup(of: [ConfigProblem].self) { group in
+            for connector in connectors { group.addTask { await connector.checkMetadata() } }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
     /// Storage schemes this build opens.
     public static let supportedStorage: Set<String> = ["sqlite", "postgres", "postgresql"]
 
@@ -93,6 +110,10 @@ public enum BrokerBootstrap {
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
                                   store: store, clock: clock, logger: logger, metrics: metrics, audit: audit,
                                   locator: locator)
+        // IdP metadata (SAML idpMetadataUrl): the last good copy from storage, then a fetch. One
+        // that fails leaves its auth service answering temporarily_unavailable; it does not stop
+        // the start (docs/connectors/saml.md, "IdP metadata").
+        await engine.connectorMetadata.refresh(force: true)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
                               environment: environment, metrics: metrics, tls: tls)
     }

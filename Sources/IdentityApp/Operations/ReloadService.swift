@@ -56,6 +56,8 @@ public struct ReloadService: Service {
                 }
             }
             try reloadTLS(config.server.tls)
+            // New connectors start without IdP metadata: load it before they serve.
+            await engine.connectorMetadata.refresh(force: true, directory: directory)
             engine.replaceState(EngineState(config: config, directory: directory, keys: keys, vault: vault))
             // A key made by `idconnect keys rotate` becomes the one that signs, now.
             if let ring = try await engine.signingKeys.adoptStored() {

@@ -46,6 +46,9 @@ public struct AuditEvent: Sendable, Equatable {
         case instanceDeleted = "instance_deleted"
         /// An operator ended it (`idconnect sessions revoke`).
         case `operator`
+        /// The identity source signed the user out: a verified SAML LogoutRequest from the IdP at
+        /// `/saml/slo` (a sign-out the user starts at the broker is `logout`).
+        case samlLogout = "saml_logout"
     }
 
     public var name: Name
