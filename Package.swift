@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "authlink-sample", targets: ["AuthLinkSample"]),
         .executable(name: "resource-server-example", targets: ["ResourceServerExample"]),
         .library(name: "AuthLinkKit", targets: ["AuthLinkKit"]),
+        // The parsers as functions of bytes, for the libFuzzer package in Fuzz/ (docs/fuzzing.md).
+        .library(name: "FuzzEntries", targets: ["FuzzEntries"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -116,6 +118,10 @@ let package = Package(
             "IdentityCore", .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Connectors/AuthLinkKit"),
+        .target(name: "FuzzEntries", dependencies: [
+            "JOSE", "OAuthEngine", "IdentityConfig", "IdentityCore", "IdentityApp", "SAMLConnector", "LDAPClient",
+            "AuthLinkConnector", "UserAgent",
+        ]),
         .executableTarget(name: "AuthLinkSample", dependencies: [
             "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
@@ -139,7 +145,7 @@ let package = Package(
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
-            "OneTimePassword", "WebAuthn",
+            "OneTimePassword", "WebAuthn", "FuzzEntries",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -2,7 +2,7 @@ import Foundation
 import IdentityCore
 
 /// Turns the merged configuration tree into ``BrokerConfig``, reporting every problem.
-struct BrokerConfigReader {
+package struct BrokerConfigReader {
     let problems: ProblemSink
     let directory: URL
 
@@ -182,7 +182,7 @@ struct BrokerConfigReader {
     }
 
     /// RFC 6749 §3.1.2: absolute URI, no fragment.
-    static func isValidRedirectURI(_ text: String) -> Bool {
+    package static func isValidRedirectURI(_ text: String) -> Bool {
         guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty,
               components.fragment == nil else { return false }
         let lower = scheme.lowercased()

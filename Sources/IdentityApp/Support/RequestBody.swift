@@ -4,7 +4,7 @@ import IdentityCore
 import OAuthEngine
 
 /// Reads OAuth parameters from query strings, form bodies and JSON bodies.
-enum RequestParameters {
+package enum RequestParameters {
     /// Query parameters, refusing repeats.
     static func query(_ request: Request) throws -> OAuthParameters {
         try OAuthParameters(pairs: decodeForm(request.uri.query ?? ""))
@@ -31,7 +31,7 @@ enum RequestParameters {
 
     /// `application/x-www-form-urlencoded` (also query strings). Bad percent-encoding is an error.
     /// Decoded on bytes: query strings carry 1 KB tokens on the validation hot path.
-    static func decodeForm(_ text: String) throws -> [(String, String)] {
+    package static func decodeForm(_ text: String) throws -> [(String, String)] {
         var text = text
         return try text.withUTF8 { bytes in
             var pairs: [(String, String)] = []
@@ -90,7 +90,7 @@ enum RequestParameters {
     }
 
     /// A flat JSON object; numbers and booleans become strings, nested values are refused.
-    static func decodeJSON(_ data: Data) throws -> [(String, String)] {
+    package static func decodeJSON(_ data: Data) throws -> [(String, String)] {
         guard case .object(let object)? = JSONValue(parsing: data) else {
             throw OAuthError.invalidRequest("The request body is not a JSON object.")
         }
