@@ -27,6 +27,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // HTTPS (server.tls): swift-nio-ssl serves it; swift-certificates reads the PEM pair for `config check`.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .target(name: "IdentityCore", dependencies: [
@@ -34,7 +38,9 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "IdentityConfig", dependencies: ["IdentityCore", "Yams"]),
+        .target(name: "IdentityConfig", dependencies: [
+            "IdentityCore", "Yams", .product(name: "X509", package: "swift-certificates"),
+        ]),
         .target(name: "JOSE", dependencies: [
             "IdentityCore", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -78,6 +84,8 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"),
         ]),
         .target(name: "StaticConnector", dependencies: [
             "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -93,8 +101,10 @@ let package = Package(
         ], path: "Connectors/OAuthConnectors"),
         .systemLibrary(name: "CXMLSec", path: "Connectors/CXMLSec", pkgConfig: "xmlsec1-openssl",
                        providers: [.apt(["libxmlsec1-dev", "libxml2-dev", "libssl-dev"])]),
+        // Raw DEFLATE inflation for SAML's HTTP-Redirect binding (logout messages from the IdP).
+        .systemLibrary(name: "CZlib", path: "Connectors/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(name: "SAMLConnector", dependencies: [
-            "CXMLSec", "IdentityCore", .product(name: "Crypto", package: "swift-crypto"),
+            "CXMLSec", "CZlib", "IdentityCore", "ConnectorHTTP", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ], path: "Connectors/SAMLConnector"),
         .systemLibrary(name: "CLDAP", path: "Connectors/CLDAP", pkgConfig: "ldap", providers: [.apt(["libldap-dev"])]),
@@ -138,6 +148,10 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
     ]
 )

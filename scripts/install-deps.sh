@@ -9,9 +9,9 @@ build_only=false
 # PostgreSQL store suite and the multi-instance test; also brings psql); libldap-dev (the LDAP connector's C
 # library), slapd + ldap-utils + openssl (the OpenLDAP test peer), samba's AD DC packages (the
 # Active Directory test peer); libxmlsec1-dev + libxml2-dev (the SAML connector's XML signature and
-# encryption libraries); libqrencode-dev (QR-code login's symbols), libmaxminddb-dev (server.geoip) and, to check QR symbols, zbar-tools
+# encryption libraries), zlib1g-dev (inflating SAML HTTP-Redirect messages); libqrencode-dev (QR-code login's symbols), libmaxminddb-dev (server.geoip) and, to check QR symbols, zbar-tools
 # (zbarimg decodes screenshots), librsvg2-bin (rsvg-convert renders the SVG), pngcheck and python3-png.
-packages=(pkg-config libsqlite3-dev libssl-dev libxmlsec1-dev libxml2-dev libqrencode-dev libmaxminddb-dev curl python3 chromium chromium-driver wrk postgresql
+packages=(pkg-config libsqlite3-dev libssl-dev libxmlsec1-dev libxml2-dev zlib1g-dev libqrencode-dev libmaxminddb-dev curl python3 chromium chromium-driver wrk postgresql
           libldap-dev slapd ldap-utils openssl zbar-tools librsvg2-bin pngcheck python3-png
           samba samba-ad-dc samba-ad-provision samba-dsdb-modules samba-vfs-modules winbind)
 # test peers of the oauth2 / openid-connect connectors: a venv for django-oauth-toolkit, and the
@@ -26,7 +26,7 @@ packages+=(python3-venv liblemonldap-ng-portal-perl libplack-perl libgd-security
 # xmlsec1 (pysaml2 signs and encrypts with it; the check script verifies with it).
 packages+=(simplesamlphp php8.2-cli php8.2-cgi php8.2-xml php8.2-mbstring php8.2-curl php8.2-intl lighttpd xmlsec1)
 if $build_only; then
-  packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev libxmlsec1-dev libxml2-dev libqrencode-dev libmaxminddb-dev)
+  packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev libxmlsec1-dev libxml2-dev zlib1g-dev libqrencode-dev libmaxminddb-dev)
 fi
 missing=()
 for package in "${packages[@]}"; do

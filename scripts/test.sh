@@ -68,6 +68,10 @@ export IDCONNECT_GEOIP_TEST_DB="$peers_dir/geoip-test.mmdb"
 # generation at start, not a hundred.)
 NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=8 swift test --skip-build
 scripts/smoke.sh
+# The OpenID Foundation's Basic OP and Config OP plans (our port) against the binary over HTTPS
+# with a CA made for the run; results compared with scripts/conformance/expected.txt
+# (docs/conformance.md).
+scripts/conformance/run.sh "$(swift build --show-bin-path)/idconnect"
 # Pre-authentication floods against the real binary: memory and storage stay bounded
 # (docs/security.md, rule 13).
 python3 scripts/security/flood-check.py "$(swift build --show-bin-path)/idconnect"

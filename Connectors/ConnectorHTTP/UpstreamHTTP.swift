@@ -54,11 +54,13 @@ public struct UpstreamHTTP: Sendable {
         return try await execute(request, what: what)
     }
 
-    /// GETs `url` (discovery documents, JWKS, userinfo) with the same limits as ``post(_:body:contentType:headers:what:)``.
-    public func get(_ url: String, headers: [(String, String)] = [], what: String) async throws -> Answer {
+    /// GETs `url` (discovery documents, JWKS, userinfo, SAML metadata) with the same limits as
+    /// ``post(_:body:contentType:headers:what:)``; `accept` names the media types wanted.
+    public func get(_ url: String, accept: String = "application/json", headers: [(String, String)] = [],
+                    what: String) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .GET
-        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "Accept", value: accept)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         return try await execute(request, what: what)
     }

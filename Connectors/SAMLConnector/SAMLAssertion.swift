@@ -8,6 +8,12 @@ struct SAMLAssertion: Sendable, Equatable {
     var id: String
     var nameID: String
     var nameIDFormat: String?
+    /// The NameID's `NameQualifier` and `SPNameQualifier`: a LogoutRequest must name the user
+    /// exactly as the assertion did.
+    var nameQualifier: String? = nil
+    var spNameQualifier: String? = nil
+    /// The AuthnStatement's `SessionIndex`: which of the user's IdP sessions a logout ends.
+    var sessionIndex: String? = nil
     /// Attributes by `FriendlyName` (else `Name`): one value as a string, several as an array.
     var attributes: [String: JSONValue]
     /// When the IdP ends the sign-in: the AuthnStatement's `SessionNotOnOrAfter`, when present.
@@ -24,10 +30,14 @@ struct SAMLAssertion: Sendable, Equatable {
 enum SAMLAttributeNames {
     static let email = ["email", "mail", "emailAddress", "urn:oid:0.9.2342.19200300.100.1.3",
                         "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress"]
+    /// Entra ID's `…/identity/claims/displayname` before the `…/claims/name` that Entra fills
+    /// with the user principal name (AD FS with the display name).
     static let name = ["name", "displayName", "cn", "urn:oid:2.16.840.1.113730.3.1.241", "urn:oid:2.5.4.3",
+                       "http://schemas.microsoft.com/identity/claims/displayname",
                        "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name"]
+    /// Entra ID's groups claim, and AD FS's `Group` claim type.
     static let groups = ["groups", "memberOf", "eduPersonAffiliation", "urn:oid:1.3.6.1.4.1.5923.1.1.1.1",
-                         "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups"]
+                         "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups", "http://schemas.xmlsoap.org/claims/Group"]
 
     /// Adds `email`, `name` and `groups` from the first well-known attribute present.
     static func addWellKnown(to attributes: inout [String: JSONValue]) {

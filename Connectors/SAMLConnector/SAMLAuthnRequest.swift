@@ -8,6 +8,8 @@ struct SAMLAuthnRequest: Sendable {
     var id: String
     var issueInstant: Date
     var options: SAMLOptions
+    /// The IdP's single sign-on URL (configured, or from its metadata).
+    var destination: String
     var forceAuthn: Bool
 
     /// A fresh request id: SAML ids must not start with a digit.
@@ -18,7 +20,7 @@ struct SAMLAuthnRequest: Sendable {
     var xml: String {
         """
         <samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" \
-        ID="\(id)" Version="2.0" IssueInstant="\(SAMLTime.format(issueInstant))" Destination="\(XMLText.escape(options.ssoURL))" \
+        ID="\(id)" Version="2.0" IssueInstant="\(SAMLTime.format(issueInstant))" Destination="\(XMLText.escape(destination))" \
         AssertionConsumerServiceURL="\(XMLText.escape(options.assertionConsumerURL))" \
         ProtocolBinding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST"\(forceAuthn ? " ForceAuthn=\"true\"" : "")>\
         <saml:Issuer>\(XMLText.escape(options.spEntityID))</saml:Issuer>\
@@ -30,24 +32,12 @@ struct SAMLAuthnRequest: Sendable {
     /// HTTP-Redirect: DEFLATE + base64 in the query; with a key, the query itself is signed
     /// (RSA-SHA256 over `SAMLRequest=…&RelayState=…&SigAlg=…` exactly as sent).
     func redirectURL(relayState: String, signingKey: _RSA.Signing.PrivateKey?) throws -> String {
-        let encoded = Data(Deflate.stored(Array(xml.utf8))).base64EncodedString()
-        var query = "SAMLRequest=\(Self.encode(encoded))&RelayState=\(Self.encode(relayState))"
-        if let signingKey {
-            query += "&SigAlg=\(Self.encode("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"))"
-            let signature = try signingKey.signature(for: SHA256.hash(data: Data(query.utf8)), padding: .insecurePKCS1v1_5)
-            query += "&Signature=\(Self.encode(signature.rawRepresentation.base64EncodedString()))"
-        }
-        return options.ssoURL + (options.ssoURL.contains("?") ? "&" : "?") + query
+        try SAMLBindings.redirectURL(destination, .request, xml: xml, relayState: relayState, signingKey: signingKey)
     }
 
     /// HTTP-POST: the base64 request (with an enveloped signature when a key is given).
     func postValue(signingKey: XMLSecurityKey?) throws -> String {
-        guard let signingKey else { return Data(xml.utf8).base64EncodedString() }
-        let document = try XMLDocument(parsing: Data(xml.utf8))
-        guard let root = document.root else { throw XMLSecurityError("the AuthnRequest has no root") }
-        let issuer = root.children("Issuer", XMLNamespace.assertion).first
-        try XMLSigner(key: signingKey).sign(root, in: document, after: issuer)
-        return Data(document.serialized(root).utf8).base64EncodedString()
+        try SAMLBindings.postValue(xml: xml, signingKey: signingKey)
     }
 
     static func encode(_ value: String) -> String {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The SP metadata an IdP administrator imports
-/// (docs/connectors/saml.md, "Registering the broker at the IdP": `/saml/metadata`).
+/// (docs/connectors/saml.md, "Registering the broker at the IdP": `/saml/metadata`): entityID,
+/// SP certificate, single-logout endpoint (`/saml/slo`, both bindings), NameID format, ACS.
 enum SAMLMetadata {
     static func document(_ options: SAMLOptions) -> String {
         let keys = options.spCertificate.map { pem -> String in
@@ -17,7 +18,9 @@ enum SAMLMetadata {
         <?xml version="1.0" encoding="UTF-8"?>
         <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="\(XMLText.escape(options.spEntityID))">
           <md:SPSSODescriptor AuthnRequestsSigned="\(options.signRequests)" WantAssertionsSigned="\(options.wantAssertionsSigned)" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
-        \(keys)    <md:NameIDFormat>\(XMLText.escape(options.nameIDFormat))</md:NameIDFormat>
+        \(keys)    <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="\(XMLText.escape(options.singleLogoutURL))"/>
+            <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="\(XMLText.escape(options.singleLogoutURL))"/>
+            <md:NameIDFormat>\(XMLText.escape(options.nameIDFormat))</md:NameIDFormat>
             <md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="\(XMLText.escape(options.assertionConsumerURL))" index="0" isDefault="true"/>
           </md:SPSSODescriptor>
         </md:EntityDescriptor>

@@ -176,8 +176,12 @@ extension SAMLResponseValidator {
         if let sessionNotOnOrAfter, sessionNotOnOrAfter <= now {
             throw SAMLRejection.invalid("The SAML session has already ended.")
         }
+        let sessionIndex = assertion.children("AuthnStatement", XMLNamespace.assertion).lazy
+            .compactMap { $0.attribute("SessionIndex") }.first { !$0.isEmpty && $0.utf8.count <= 1024 }
         return SAMLAssertion(
-            id: id, nameID: nameID, nameIDFormat: nameIDNode.attribute("Format"), attributes: try attributes(of: assertion),
+            id: id, nameID: nameID, nameIDFormat: nameIDNode.attribute("Format"),
+            nameQualifier: nameIDNode.attribute("NameQualifier"), spNameQualifier: nameIDNode.attribute("SPNameQualifier"),
+            sessionIndex: sessionIndex, attributes: try attributes(of: assertion),
             sessionEnd: sessionNotOnOrAfter, replayExpiry: max(conditionsEnd ?? confirmedUntil, confirmedUntil).addingTimeInterval(skew),
             xml: Self.standalone(assertion))
     }

@@ -2,7 +2,7 @@ import Foundation
 import IdentityCore
 
 extension BrokerConfigReader {
-    /// The `server` section: issuer, address, trusted proxies, connection limits and rate limits.
+    /// The `server` section: issuer, address, TLS, trusted proxies, connection limits and rate limits.
     func readServer(_ reader: ConfigReader) -> ServerSettings {
         let trusted = (reader.strings("trustedProxies") ?? []).compactMap { text -> IPAddressRange? in
             guard let range = IPAddressRange(text) else {
@@ -19,7 +19,8 @@ extension BrokerConfigReader {
                               rateLimits: reader.section("rateLimits") { readRateLimits($0) } ?? RateLimits(),
                               audit: reader.section("audit") { readAudit($0) } ?? AuditSettings(),
                               geoip: reader.section("geoip") { readGeoIP($0) } ?? nil,
-                              appLinks: reader.section("appLinks") { readAppLinks($0) } ?? AppLinks())
+                              appLinks: reader.section("appLinks") { readAppLinks($0) } ?? AppLinks(),
+                              tls: reader.section("tls") { readTLS($0) } ?? nil)
     }
 
     private func readAudit(_ reader: ConfigReader) -> AuditSettings {

@@ -44,10 +44,12 @@ public struct ServerSettings: Sendable {
     public var geoip: GeoIPSettings?
     /// The app-association files served under `/.well-known/` (`server.appLinks`).
     public var appLinks = AppLinks()
+    /// HTTPS served by the broker itself (`server.tls`); nil: plain HTTP, e.g. behind a TLS proxy.
+    public var tls: TLSSettings?
 
     public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
                 http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init(),
-                geoip: GeoIPSettings? = nil, appLinks: AppLinks = AppLinks()) {
+                geoip: GeoIPSettings? = nil, appLinks: AppLinks = AppLinks(), tls: TLSSettings? = nil) {
         self.issuer = issuer
         self.host = host
         self.port = port
@@ -57,6 +59,7 @@ public struct ServerSettings: Sendable {
         self.audit = audit
         self.geoip = geoip
         self.appLinks = appLinks
+        self.tls = tls
     }
 }
 

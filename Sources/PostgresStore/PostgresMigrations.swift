@@ -140,6 +140,16 @@ enum PostgresMigrations {
             """,
             "ALTER TABLE sessions ADD COLUMN amr TEXT",
         ]),
+        // SAML single logout: a session remembers the IdP's SessionIndex (hashed), and the IdP's
+        // LogoutRequest finds a user's sessions by subject. IdP metadata: the last good copy of
+        // each fetched document, shared by every instance and kept across restarts.
+        ("v10-saml-lifecycle", [
+            "ALTER TABLE sessions ADD COLUMN upstream_session TEXT",
+            """
+            CREATE TABLE connector_documents (
+                key TEXT PRIMARY KEY, data BYTEA NOT NULL, fetched_at DOUBLE PRECISION NOT NULL)
+            """,
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -9,12 +9,12 @@ extension PostgresStore: SessionStore {
         _ = try await rows("""
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                 upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                user_agent, client_address, last_used_at, amr)
+                user_agent, client_address, last_used_at, amr, upstream_session)
             VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                 \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                 \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
                 \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg),
-                \(LoginSession.amrColumn(session.amr)))
+                \(LoginSession.amrColumn(session.amr)), \(session.upstreamSessionKey))
             """)
     }
 
@@ -31,12 +31,12 @@ extension PostgresStore: SessionStore {
             ), new_session AS (
                 INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                     upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                    user_agent, client_address, last_used_at, amr)
+                    user_agent, client_address, last_used_at, amr, upstream_session)
                 SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
                     \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
                     \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
                     \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg),
-                    \(LoginSession.amrColumn(session.amr))
+                    \(LoginSession.amrColumn(session.amr)), \(session.upstreamSessionKey)
                 WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
                 RETURNING 1
             )
@@ -66,7 +66,8 @@ extension PostgresStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr, \
+        upstream_session
         """
 
     /// Maps `sessionColumns` starting at column `offset`.
@@ -87,7 +88,8 @@ extension PostgresStore: SessionStore {
             revokedAt: Date(pg: try row[offset + 11].decode(Double?.self)), version: try row[offset + 12].decode(Int.self),
             userAgent: try row[offset + 14].decode(String?.self), clientAddress: try row[offset + 15].decode(String?.self),
             lastUsedAt: Date(pg: try row[offset + 16].decode(Double?.self)),
-            amr: LoginSession.amr(column: try row[offset + 17].decode(String?.self)))
+            amr: LoginSession.amr(column: try row[offset + 17].decode(String?.self)),
+            upstreamSessionKey: try row[offset + 18].decode(String?.self))
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -111,6 +113,24 @@ extension PostgresStore: SessionStore {
             SELECT \(unescaped: Self.familyColumns) FROM token_families
             WHERE revoked_at IS NULL AND session_id = ANY(\(sessionIds)) ORDER BY created_at
             """).map { try Self.family(from: $0.makeRandomAccess()) }
+    }
+
+    /// One statement: the sessions end and their families are revoked together.
+    public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
+        let keys = upstreamSessionKeys ?? []
+        let narrowed = !keys.isEmpty
+        return try await rows("""
+            WITH ended AS (
+                UPDATE sessions SET revoked_at = \(date.pg), upstream = NULL
+                WHERE subject = \(subject) AND revoked_at IS NULL AND expires_at > \(date.pg)
+                  AND (NOT \(narrowed) OR upstream_session IS NULL OR upstream_session = ANY(\(keys)))
+                RETURNING id
+            ), families AS (
+                UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg))
+                WHERE session_id IN (SELECT id FROM ended) RETURNING 1
+            )
+            SELECT id FROM ended
+            """).map { try $0.decode(String.self) }.sorted()
     }
 
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,

@@ -134,6 +134,16 @@ extension SQLiteStore {
                 ALTER TABLE sessions ADD COLUMN amr TEXT;
                 """)
         }
+        migrator.registerMigration("v12-saml-lifecycle") { db in
+            // SAML single logout: a session remembers the IdP's SessionIndex (hashed), and the
+            // IdP's LogoutRequest finds a user's sessions by subject. IdP metadata: the last good
+            // copy of each fetched document, shared by every instance and kept across restarts.
+            try db.execute(sql: """
+                ALTER TABLE sessions ADD COLUMN upstream_session TEXT;
+                CREATE TABLE connector_documents (
+                    key TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, fetched_at REAL NOT NULL);
+                """)
+        }
         return migrator
     }
 }

@@ -14,14 +14,14 @@ extension SQLiteStore: SessionStore {
         try db.execute(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                 upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                user_agent, client_address, last_used_at, amr)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                user_agent, client_address, last_used_at, amr, upstream_session)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
                              session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql,
                              session.userAgent, session.clientAddress, session.lastUsedAt?.sql,
-                             LoginSession.amrColumn(session.amr)])
+                             LoginSession.amrColumn(session.amr), session.upstreamSessionKey])
     }
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode,
@@ -58,7 +58,8 @@ extension SQLiteStore: SessionStore {
     /// The columns `session(from:at:)` reads, in its order; select exactly these.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
-        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr
+        auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr, \
+        upstream_session
         """
 
     /// Maps `sessionColumns` starting at column `offset` (columns by position: looking them up by
@@ -74,7 +75,7 @@ extension SQLiteStore: SessionStore {
             expiresAt: Date(timeIntervalSince1970: row[offset + 10]),
             maxExpiresAt: Date(sql: row[offset + 13]), revokedAt: Date(sql: row[offset + 11]), version: row[offset + 12],
             userAgent: row[offset + 14], clientAddress: row[offset + 15], lastUsedAt: Date(sql: row[offset + 16]),
-            amr: LoginSession.amr(column: row[offset + 17]))
+            amr: LoginSession.amr(column: row[offset + 17]), upstreamSessionKey: row[offset + 18])
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
@@ -100,6 +101,24 @@ extension SQLiteStore: SessionStore {
                 SELECT \(Self.familyColumns) FROM token_families
                 WHERE revoked_at IS NULL AND session_id IN (\(marks)) ORDER BY created_at
                 """, arguments: StatementArguments(sessionIds)).map { Self.family(from: $0) }
+        }
+    }
+
+    public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
+        try await pool.write { db in
+            var sql = "SELECT id FROM sessions WHERE subject = ? AND revoked_at IS NULL AND expires_at > ?"
+            var arguments: StatementArguments = [subject, date.sql]
+            if let keys = upstreamSessionKeys, !keys.isEmpty {
+                sql += " AND (upstream_session IS NULL OR upstream_session IN (\(keys.map { _ in "?" }.joined(separator: ", "))))"
+                arguments += StatementArguments(keys)
+            }
+            let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
+            for id in ids {
+                try db.execute(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?", arguments: [date.sql, id])
+                try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
+                               arguments: [date.sql, id])
+            }
+            return ids
         }
     }
 

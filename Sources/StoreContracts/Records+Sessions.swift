@@ -35,12 +35,16 @@ public struct LoginSession: Sendable, Equatable {
     /// What the sign-in proved, as RFC 8176 `amr` values (`pwd`, `otp`, `hwk`, `mfa`); empty for
     /// sessions stored before it was recorded. Tokens carry it; SSO reuse reads it (docs/mfa.md).
     public var amr: [String]
+    /// `Secrets.hash` of the identity source's own id of this sign-in (SAML `SessionIndex`), so
+    /// that a logout the identity source starts ends exactly the sessions it names
+    /// (docs/connectors/saml.md, "Single logout"). Hashed: it is an identifier, not needed in clear.
+    public var upstreamSessionKey: String?
 
     public init(id: String, subject: String, userId: String, appKey: String, authServiceId: String,
                 attributes: [String: JSONValue], sealedUpstream: Data?, upstreamExpiresAt: Date?,
                 authTime: Date, createdAt: Date, expiresAt: Date, maxExpiresAt: Date? = nil, revokedAt: Date? = nil,
                 version: Int = 0, userAgent: String? = nil, clientAddress: String? = nil, lastUsedAt: Date? = nil,
-                amr: [String] = []) {
+                amr: [String] = [], upstreamSessionKey: String? = nil) {
         self.userAgent = userAgent
         self.clientAddress = clientAddress
         self.lastUsedAt = lastUsedAt
@@ -59,6 +63,7 @@ public struct LoginSession: Sendable, Equatable {
         self.revokedAt = revokedAt
         self.version = version
         self.amr = amr
+        self.upstreamSessionKey = upstreamSessionKey
     }
 
     /// Whether a second factor was used (`amr` contains `mfa`): `acr` is

@@ -39,6 +39,11 @@ public protocol SessionStore: Sendable {
     /// Notes that the sign-in was used again (SSO reuse) for the account page. Refreshes note it
     /// within `rotateRefresh`.
     func touchSession(id: String, at date: Date) async throws
+    /// Ends, in one transaction, every live session of `subject` (one user of one auth service)
+    /// and every family in them; with `upstreamSessionKeys`, only sessions whose
+    /// ``LoginSession/upstreamSessionKey`` is one of them or unknown (nil). Returns the ids of the
+    /// sessions it ended: the identity source ended those sign-ins (SAML single logout).
+    func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String]
     /// Replaces the upstream token if `expectedVersion` still matches; returns whether it did.
     func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                         attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool
@@ -201,4 +206,4 @@ public protocol StorageUnavailable: Error {}
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
-    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & MFAStore & MaintenanceStore
+    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & MFAStore & ConnectorDocumentStore & MaintenanceStore

@@ -11,7 +11,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var configOption: ConfigOption
     @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
     @Option(help: "Port to listen on (default 8080).") var port: Int?
-    @Option(help: "Issuer URL (default http://<host>:<port>).") var issuer: String?
+    @Option(help: "Issuer URL (default http://<host>:<port>, https:// with server.tls).") var issuer: String?
     @Option(help: "Storage: sqlite:PATH or postgres://user:pass@host:port/db (default sqlite:./data/idconnect.sqlite).")
     var storage: String?
 

@@ -15,19 +15,24 @@ Endpoints (entityID http://127.0.0.1:PORT/metadata):
                                encrypted to the SP's encryption certificate with RSA-OAEP-MGF1P (SHA-1) and
                                <cipher>: aes128-cbc, aes256-cbc, aes128-gcm, aes256-gcm. Point the SP at
                                /enc/<cipher>/metadata to get its SSO endpoints.
+  /post-slo/...                the same IdP whose metadata offers single logout over HTTP-POST only.
+  /rollover/...                an IdP (entityID http://127.0.0.1:PORT/rollover/metadata) whose metadata lists two
+                               signing certificates (idp.crt, idp2.crt); it signs with the first until
+                               POST /rollover/use-new-key, then with the second (POST /rollover/use-old-key: back).
+  /signed/metadata             the main IdP's metadata with an enveloped signature by its own key (idp.crt).
+  /slo/..., /session           sessions and single logout: see pysaml2_slo.py. A browser that signed in is
+                               answered without the login form until it logs out (or the request asks ForceAuthn).
 Only SPs in --sp-metadata are served, only at their ACS URLs there. Response and Assertion are both signed
 (RSA-SHA256, SHA-256 digests). NameID: emailAddress (alice@example.org) unless the request's NameIDPolicy
 asks for unspecified (uid), persistent or transient. Attributes: urn:oid names (NameFormat uri) with
 FriendlyName. A signed AuthnRequest must verify against the SP's signing certificate; unsigned ones are
 accepted.
 """
-import argparse, base64, html, os, re, secrets, subprocess, sys, threading, traceback, urllib.parse, warnings
+import argparse, html, os, re, secrets, subprocess, sys, threading, traceback, urllib.parse, warnings
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pysaml2_slo as slo
 warnings.filterwarnings("ignore", message="CFB has been moved")   # pysaml2 on a recent cryptography
 from socketserver import ThreadingMixIn
-from cryptography import x509
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import padding
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from saml2 import BINDING_HTTP_POST, BINDING_HTTP_REDIRECT
@@ -54,9 +59,6 @@ CIPHERS = {
     "aes128-gcm": ("http://www.w3.org/2009/xmlenc11#aes128-gcm", "aes-128"),
     "aes256-gcm": ("http://www.w3.org/2009/xmlenc11#aes256-gcm", "aes-256"),
 }
-REDIRECT_SIG_ALGS = {"http://www.w3.org/2001/04/xmldsig-more#rsa-sha256": hashes.SHA256(),
-                     "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512": hashes.SHA512(),
-                     "http://www.w3.org/2000/09/xmldsig#rsa-sha1": hashes.SHA1()}
 LOGIN_FORM = """<!doctype html><html><head><title>pysaml2 IdP login</title></head><body>
 <h1>pysaml2 IdP login</h1>{error}
 <form method="post" action="/login"><input type="hidden" name="key" value="{key}">
@@ -64,20 +66,27 @@ LOGIN_FORM = """<!doctype html><html><head><title>pysaml2 IdP login</title></hea
 <label>Password <input type="password" name="password"></label>
 <button type="submit">Sign in</button></form></body></html>"""
 
-pending = {}   # login form key -> (Server, AuthnRequest, RelayState, cipher or None, ACS URL)
+pending = {}   # login form key -> (prefix, Server, AuthnRequest, RelayState, cipher or None, ACS URL)
 lock = threading.Lock()   # pysaml2's Server is not meant for concurrent use
+rollover = {"key": "idp"}   # which key the /rollover IdP signs with: idp (idp.crt) or idp2 (idp2.crt)
 
 
-def make_server_for(args, prefix, cipher):
-    """A pysaml2 Server whose SSO endpoints live under prefix; the same entityID and key for every prefix."""
+def make_server_for(args, prefix, cipher, key="idp"):
+    """A pysaml2 Server whose endpoints live under prefix; the same entityID and key for every prefix but
+    /rollover, which is an IdP of its own (its entityID, and `key`)."""
     root = f"http://127.0.0.1:{args.port}"
+    entity = f"{root}/rollover/metadata" if prefix == "/rollover" else f"{root}/metadata"
+    slo_endpoints = [(f"{root}{prefix}/slo/post", BINDING_HTTP_POST)]
+    if prefix != "/post-slo":
+        slo_endpoints.insert(0, (f"{root}{prefix}/slo/redirect", BINDING_HTTP_REDIRECT))
     conf = IdPConfig()
     conf.load({
-        "entityid": f"{root}/metadata",
+        "entityid": entity,
         "service": {"idp": {
             "name": "idconnect pysaml2 test IdP",
             "endpoints": {"single_sign_on_service": [(f"{root}{prefix}/sso/redirect", BINDING_HTTP_REDIRECT),
-                                                     (f"{root}{prefix}/sso/post", BINDING_HTTP_POST)]},
+                                                     (f"{root}{prefix}/sso/post", BINDING_HTTP_POST)],
+                          "single_logout_service": slo_endpoints},
             "policy": {"default": {"lifetime": {"minutes": 5}, "attribute_restrictions": None,
                                    "name_form": NAME_FORMAT_URI}},
             "name_id_format": [NAMEID_FORMAT_EMAILADDRESS, NAMEID_FORMAT_UNSPECIFIED, NAMEID_FORMAT_PERSISTENT,
@@ -85,7 +94,7 @@ def make_server_for(args, prefix, cipher):
             "want_authn_requests_signed": False,
             "sign_response": True, "sign_assertion": True,
         }},
-        "key_file": os.path.join(args.dir, "idp.key"), "cert_file": os.path.join(args.dir, "idp.crt"),
+        "key_file": os.path.join(args.dir, f"{key}.key"), "cert_file": os.path.join(args.dir, f"{key}.crt"),
         "metadata": {"local": [args.sp_metadata]},
         "xmlsec_binary": "/usr/bin/xmlsec1",
     })
@@ -102,22 +111,13 @@ def make_server_for(args, prefix, cipher):
     return srv, create_metadata_string(None, config=conf, valid=24, sign=False).decode()
 
 
-def check_redirect_signature(srv, issuer, raw_query, params):
-    """An HTTP-Redirect signature, when present, over the query parameters as sent (SAML bindings 3.4.4.1).
-    pysaml2 checks these only when it requires them, and over a re-encoded query."""
-    raw = dict(part.split("=", 1) for part in raw_query.split("&") if "=" in part)
-    signed = "&".join(f"{k}={raw[k]}" for k in ("SAMLRequest", "RelayState", "SigAlg") if k in raw).encode()
-    digest = REDIRECT_SIG_ALGS.get(params.get("SigAlg"))
-    if digest is None:
-        raise ValueError(f"unsupported SigAlg {params.get('SigAlg')}")
-    for _, cert in srv.metadata.certs(issuer, "spsso", "signing"):
-        try:
-            key = x509.load_der_x509_certificate(base64.b64decode(cert)).public_key()
-            key.verify(base64.b64decode(params["Signature"]), signed, padding.PKCS1v15(), digest)
-            return
-        except InvalidSignature:
-            pass
-    raise ValueError("AuthnRequest signature does not verify against the SP's signing certificate")
+def with_second_certificate(metadata, cert_file):
+    """The metadata with another signing KeyDescriptor (the certificate in cert_file) after the first."""
+    with open(cert_file) as f:
+        body = "".join(line.strip() for line in f if not line.startswith("-----"))
+    first = re.search(r"<(\w+:)?KeyDescriptor use=\"signing\">[\s\S]*?</\1?KeyDescriptor>", metadata)
+    second = re.sub(r"(X509Certificate>)[^<]+(</)", lambda m: m.group(1) + body + m.group(2), first.group(0))
+    return metadata[:first.end()] + second + metadata[first.end():]
 
 
 def name_id_for(srv, msg, attrs, sp):
@@ -130,14 +130,37 @@ def name_id_for(srv, msg, attrs, sp):
 
 
 def application(args):
-    prefixes = {"": None, **{f"/enc/{cipher}": cipher for cipher in CIPHERS}}
-    servers = {}   # prefix -> (Server, metadata), made on first use (each takes ~0.15 s)
+    prefixes = {"": None, "/post-slo": None, "/rollover": None, **{f"/enc/{cipher}": cipher for cipher in CIPHERS}}
+    servers = {}   # (prefix, key) -> (Server, metadata), made on first use (each takes ~0.15 s)
 
     def server(prefix):
+        key = rollover["key"] if prefix == "/rollover" else "idp"
         with lock:
-            if prefix not in servers:
-                servers[prefix] = make_server_for(args, prefix, prefixes[prefix])
-            return servers[prefix]
+            if (prefix, key) not in servers:
+                srv, metadata = make_server_for(args, prefix, prefixes[prefix], key)
+                if prefix == "/rollover":   # both certificates, whichever key signs
+                    other = "idp2" if key == "idp" else "idp"
+                    metadata = with_second_certificate(metadata, os.path.join(args.dir, f"{other}.crt"))
+                servers[(prefix, key)] = (srv, metadata)
+            return servers[(prefix, key)]
+
+    def key_file(prefix):
+        return os.path.join(args.dir, (rollover["key"] if prefix == "/rollover" else "idp") + ".key")
+
+    def answer(prefix, srv, msg, relay, cipher, acs, user, cookie=None):
+        """The auto-posting Response page for `user`; starts or extends the browser's IdP session."""
+        attrs, sp = USERS[user][1], msg.issuer.text
+        name_id = name_id_for(srv, msg, attrs, sp)
+        response = srv.create_authn_response(
+            attrs, in_response_to=msg.id, destination=acs, sp_entity_id=sp, name_id=name_id,
+            authn={"class_ref": PASSWORD, "authn_auth": f"http://127.0.0.1:{args.port}/metadata"},
+            sign_response=True, sign_assertion=True, sign_alg=SIG_RSA_SHA256, digest_alg=DIGEST_SHA256,
+            encrypt_assertion=cipher is not None, encrypt_assertion_self_contained=True)
+        page = srv.apply_binding(BINDING_HTTP_POST, str(response), acs, relay, response=True)
+        if cookie:
+            slo.remember(cookie, user, sp, slo.name_id_copy(name_id), str(response))
+            return page["data"], None
+        return page["data"], slo.start_session(user, sp, slo.name_id_copy(name_id), str(response))
 
     server("")   # fail at start on a bad SP metadata file
     def app(environ, start):
@@ -148,13 +171,33 @@ def application(args):
             body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)).decode()
             form = dict(urllib.parse.parse_qsl(body))
 
-        def send(status, body, ctype="text/html; charset=utf-8"):
-            start(status, [("Content-Type", ctype), ("Cache-Control", "no-store")])
+        def send(status, body, ctype="text/html; charset=utf-8", location=None, cookie=None):
+            headers = [("Content-Type", ctype), ("Cache-Control", "no-store")]
+            if location:
+                headers.append(("Location", location))
+            if cookie:
+                headers.append(("Set-Cookie", cookie))
+            start(status, headers)
             return [body.encode()]
 
-        prefix, path = re.fullmatch(r"(/enc/[a-z0-9-]+)?(/.*)", path).groups()
+        prefix, path = re.fullmatch(r"(/enc/[a-z0-9-]+|/post-slo|/rollover|/signed)?(/.*)", path).groups()
         prefix = prefix or ""
         try:
+            if prefix == "/signed" and path == "/metadata":
+                signed = create_metadata_string(None, config=server("")[0].config, valid=24, sign=True,
+                                                sign_alg=SIG_RSA_SHA256, digest_alg=DIGEST_SHA256)
+                return send("200 OK", signed if isinstance(signed, str) else signed.decode(), "application/samlmetadata+xml")
+            if prefix == "/rollover" and path in ("/use-new-key", "/use-old-key") and method == "POST":
+                rollover["key"] = "idp2" if path == "/use-new-key" else "idp"
+                return send("200 OK", f"signing with {rollover['key']}.key")
+            if path == "/session" and not prefix:
+                _, session = slo.session_of(environ)
+                return send("200 OK", f"signed in as {session['user']}" if session else "no session", "text/plain")
+            if path in ("/slo/redirect", "/slo/post") and prefix in prefixes:
+                return slo.handle_slo(server(prefix)[0], key_file(prefix), environ, query if path == "/slo/redirect" else form,
+                                      path == "/slo/redirect", send, lock)
+            if path == "/slo/initiate" and prefix in prefixes:
+                return slo.initiate(server(prefix)[0], key_file(prefix), environ, query, send, lock)
             if path == "/metadata" and prefix in prefixes:
                 return send("200 OK", server(prefix)[1], "application/samlmetadata+xml")
             if path in ("/sso/redirect", "/sso/post") and prefix in prefixes:
@@ -170,11 +213,15 @@ def application(args):
                     sp = msg.issuer.text if msg.issuer is not None else None
                     if sp not in srv.metadata.keys():
                         return send("403 Forbidden", f"unknown service provider {html.escape(str(sp))}")
-                    if redirect and "Signature" in params:
-                        check_redirect_signature(srv, sp, environ.get("QUERY_STRING", ""), params)
+                    if redirect and "Signature" in params:   # pysaml2 checks these only over a re-encoded query
+                        slo.check_query_signature(srv, sp, environ.get("QUERY_STRING", ""), params, "SAMLRequest")
                     acs = srv.response_args(msg, [BINDING_HTTP_POST])["destination"]   # the SP's, from metadata
+                    cookie, session = slo.session_of(environ)
+                    if session and str(msg.force_authn).lower() not in ("true", "1"):   # SSO: signed in already
+                        page, _ = answer(prefix, srv, msg, params.get("RelayState", ""), cipher, acs, session["user"], cookie)
+                        return send("200 OK", page)
                     key = secrets.token_urlsafe(16)
-                    pending[key] = (srv, msg, params.get("RelayState", ""), cipher, acs)
+                    pending[key] = (prefix, srv, msg, params.get("RelayState", ""), cipher, acs)
                     while len(pending) > 1000:
                         pending.pop(next(iter(pending)))
                 return send("200 OK", LOGIN_FORM.format(error="", key=key))
@@ -189,16 +236,9 @@ def application(args):
                     entry = pending.pop(key, None)
                     if entry is None:
                         return send("400 Bad Request", "login state already used")
-                    srv, msg, relay, cipher, acs = entry
-                    attrs, sp = user[1], msg.issuer.text
-                    response = srv.create_authn_response(
-                        attrs, in_response_to=msg.id, destination=acs, sp_entity_id=sp,
-                        name_id=name_id_for(srv, msg, attrs, sp),
-                        authn={"class_ref": PASSWORD, "authn_auth": f"http://127.0.0.1:{args.port}/metadata"},
-                        sign_response=True, sign_assertion=True, sign_alg=SIG_RSA_SHA256, digest_alg=DIGEST_SHA256,
-                        encrypt_assertion=cipher is not None, encrypt_assertion_self_contained=True)
-                    page = srv.apply_binding(BINDING_HTTP_POST, str(response), acs, relay, response=True)
-                return send("200 OK", page["data"])
+                    entry_prefix, srv, msg, relay, cipher, acs = entry
+                    page, cookie = answer(entry_prefix, srv, msg, relay, cipher, acs, form.get("username", ""))
+                return send("200 OK", page, cookie=cookie)
             return send("404 Not Found", "not found")
         except Exception as e:   # a refused request: show why (tests print the page)
             traceback.print_exc()
@@ -221,11 +261,12 @@ def main():
     ap.add_argument("--port", type=int, default=8490)
     ap.add_argument("--sp-metadata", required=True)
     args = ap.parse_args()
-    key = os.path.join(args.dir, "idp.key")
-    if not os.path.exists(key):
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj",
-                        "/CN=pysaml2-idp.test", "-keyout", key, "-out", os.path.join(args.dir, "idp.crt")],
-                       check=True, capture_output=True)
+    for name in ("idp", "idp2"):   # idp2: the /rollover IdP's next key
+        key = os.path.join(args.dir, f"{name}.key")
+        if not os.path.exists(key):
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj",
+                            f"/CN={name}.pysaml2-idp.test", "-keyout", key, "-out", os.path.join(args.dir, f"{name}.crt")],
+                           check=True, capture_output=True)
     httpd = make_server("127.0.0.1", args.port, application(args),
                         server_class=ThreadingServer, handler_class=Handler)
     print(f"pysaml2 IdP on http://127.0.0.1:{args.port}/metadata", flush=True)

@@ -4,13 +4,16 @@
 # certificate (CN=idconnect-test-sp) that the SP uses to sign AuthnRequests and that the IdPs encrypt
 # assertions to. Run once before starting the IdPs (the start scripts run it when the pair is missing);
 # tests hand the same files to the broker. Prints the paths.
-#   $SAML_SP_DIR/sp.key  sp.crt (PEM)   sp-metadata.xml (entityID, ACS, cert for signing + encryption)
+#   $SAML_SP_DIR/sp.key  sp.crt (PEM)   sp-metadata.xml (entityID, ACS, single logout over HTTP-Redirect and
+#   HTTP-POST, cert for signing + encryption)
 # Env: SAML_SP_DIR (${IDCONNECT_PEERS_DIR:-/tmp/idconnect-peers}/saml-sp, wiped)
 #      SAML_SP_ENTITY_ID (http://127.0.0.1:8080/saml/metadata)  SAML_SP_ACS (http://127.0.0.1:8080/saml/acs)
+#      SAML_SP_SLO (http://127.0.0.1:8080/saml/slo)
 set -euo pipefail
 SAML_SP_DIR=${SAML_SP_DIR:-${IDCONNECT_PEERS_DIR:-/tmp/idconnect-peers}/saml-sp}
 SAML_SP_ENTITY_ID=${SAML_SP_ENTITY_ID:-http://127.0.0.1:8080/saml/metadata}
 SAML_SP_ACS=${SAML_SP_ACS:-http://127.0.0.1:8080/saml/acs}
+SAML_SP_SLO=${SAML_SP_SLO:-http://127.0.0.1:8080/saml/slo}
 rm -rf "$SAML_SP_DIR"; mkdir -p "$SAML_SP_DIR"
 openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=idconnect-test-sp" \
   -keyout "$SAML_SP_DIR/sp.key" -out "$SAML_SP_DIR/sp.crt" 2>/dev/null
@@ -25,6 +28,8 @@ cat >"$SAML_SP_DIR/sp-metadata.xml" <<XML
   <md:SPSSODescriptor AuthnRequestsSigned="true" WantAssertionsSigned="true" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
 $(key_descriptor signing)
 $(key_descriptor encryption)
+    <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="$SAML_SP_SLO"/>
+    <md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="$SAML_SP_SLO"/>
     <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
     <md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="$SAML_SP_ACS" index="0" isDefault="true"/>
   </md:SPSSODescriptor>

@@ -6,6 +6,10 @@
 #   login    exampleauth form /module.php/core/loginuserpass.php: username, password, hidden AuthState
 #   users    alice / alicepw, bob / bobpw     signs Response and Assertion (RSA-SHA256)
 #   SP       the one of $SAML_SP_DIR/sp-metadata.xml (saml-sp-keys.sh, run here when missing)
+#   SLO      /saml2/idp/SingleLogoutService.php (HTTP-Redirect): LogoutRequests from the SP must be signed with
+#            the SP key; the IdP signs its own. IdP-initiated: ...SingleLogoutService.php?ReturnTo=<url>
+#            (ReturnTo on 127.0.0.1) logs the browser's session out of every SP, then goes to ReturnTo.
+#   sessions the IdP session lasts 8 hours (SessionNotOnOrAfter); assertions are valid 5 minutes
 # Env: SSP_PORT (8480)  SSP_DIR (${IDCONNECT_PEERS_DIR:-/tmp/idconnect-peers}/ssp-idp, wiped)
 #      SAML_SP_DIR (${IDCONNECT_PEERS_DIR:-/tmp/idconnect-peers}/saml-sp)
 #      SSP_VALIDATE_AUTHNREQUEST=1  refuse AuthnRequests not signed with the SP key (default: not checked)
@@ -26,6 +30,7 @@ started=$(date +%s%N)
 [ -f "$SAML_SP_DIR/sp-metadata.xml" ] || "$here/saml-sp-keys.sh" >/dev/null
 sp_entity=$(sed -n 's/.*entityID="\([^"]*\)".*/\1/p' "$SAML_SP_DIR/sp-metadata.xml")
 sp_acs=$(sed -n 's/.*AssertionConsumerService.*Location="\([^"]*\)".*/\1/p' "$SAML_SP_DIR/sp-metadata.xml")
+sp_slo=$(sed -n 's/.*SingleLogoutService.*HTTP-Redirect.*Location="\([^"]*\)".*/\1/p' "$SAML_SP_DIR/sp-metadata.xml")
 sp_cert=$(grep -v -- '-----' "$SAML_SP_DIR/sp.crt" | tr -d '\n')
 base="http://127.0.0.1:$SSP_PORT"
 rm -rf "$SSP_DIR"; mkdir -p "$SSP_DIR"/{config,metadata,cert,data,tmp,log,sessions}
@@ -95,6 +100,8 @@ cat >"$SSP_DIR/metadata/saml20-idp-hosted.php" <<PHP
     'attributes.NameFormat' => 'urn:oasis:names:tc:SAML:2.0:attrname-format:basic',
     // SSOService.php takes both; without this the metadata lists HTTP-Redirect only
     'SingleSignOnServiceBinding' => ['$binding:HTTP-Redirect', '$binding:HTTP-POST'],
+    'SingleLogoutServiceBinding' => ['$binding:HTTP-Redirect'],
+    'sign.logout' => true,
     // a NameID per format the SP may ask for: emailAddress (mail, the SP's default), unspecified (uid),
     // persistent (hash of uid), transient (random)
     'authproc' => [
@@ -113,6 +120,10 @@ cat >"$SSP_DIR/metadata/saml20-sp-remote.php" <<PHP
 <?php
 \$metadata['$sp_entity'] = [
     'AssertionConsumerService' => [['Binding' => '$binding:HTTP-POST', 'Location' => '$sp_acs', 'index' => 0]],
+    // single logout: both ways, over HTTP-Redirect; logout messages are signed and must be signed
+    'SingleLogoutService' => [['Binding' => '$binding:HTTP-Redirect', 'Location' => '$sp_slo']],
+    'sign.logout' => true,
+    'validate.logout' => true,
     'NameIDFormat' => 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
     'certData' => '$sp_cert',
     'validate.authnrequest' => $([ "${SSP_VALIDATE_AUTHNREQUEST:-0}" = 1 ] && echo true || echo false),

@@ -16,11 +16,12 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
     let limits = prepared.engine.state.config.server.http
     return Application(
         router: router,
-        server: brokerHTTPServer(limits),
+        server: brokerHTTPServer(limits, tls: prepared.tls),
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
         services: [
             StoreCloser(store: prepared.engine.store),
             MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
+            MetadataRefreshService(engine: prepared.engine, interval: maintenanceInterval),
             ReloadService(prepared: prepared, logger: logger),
             KeyWatchService(engine: prepared.engine, logger: logger),
         ],
@@ -32,9 +33,16 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
 }
 
 /// The broker's HTTP/1.1 server with its connection limits (`server.http`,
-/// docs/security.md, rule 8).
-public func brokerHTTPServer(_ limits: HTTPLimits) -> HTTPServerBuilder {
-    HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
+/// docs/security.md, rule 8), over TLS when `tls` is given (`server.tls`): each connection gets
+/// the context `tls` holds when it is accepted, and the limits apply to the decrypted requests.
+public func brokerHTTPServer(_ limits: HTTPLimits, tls: TLSContextSource? = nil) -> HTTPServerBuilder {
+    guard let tls else {
+        return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
+    }
+    return HTTPServerBuilder { responder in
+        BrokerTLSChannel(base: GuardedHTTP1Channel(responder: responder, limits: limits), source: tls,
+                         handshakeTimeout: .seconds(Int64(limits.headTimeout)))
+    }
 }
 
 /// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish
@@ -42,7 +50,7 @@ public func brokerHTTPServer(_ limits: HTTPLimits) -> HTTPServerBuilder {
 /// (`StartupSummary`) on standard output.
 public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
     let application = buildApplication(prepared, logger: logger) { address in
-        FileHandle.standardOutput.write(Data((StartupSummary.text(prepared, listening: "http://\(address)") + "\n").utf8))
+        FileHandle.standardOutput.write(Data((StartupSummary.text(prepared, listening: "\(prepared.tls == nil ? "http" : "https")://\(address)") + "\n").utf8))
     }
     var configuration = ServiceGroupConfiguration(
         services: [.init(service: application)],
@@ -78,6 +86,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     // The user's own account page (docs/account.md): served bare only, like the QR-login API.
     AccountController(services: services).register(on: router)
     upstream.registerSAML(on: router)
+    SingleLogoutController(services: services).register(on: router)
     registerVersioned(router) { group in
         authorize.register(on: group)
         tempLogin.register(on: group)

@@ -17,6 +17,8 @@ public struct PreparedBroker: Sendable {
     public let options: ServeOptions
     public let environment: [String: String]
     public let metrics: MetricsRegistry
+    /// The TLS context new connections get, when `server.tls` is configured (reloaded on SIGHUP).
+    public let tls: TLSContextSource?
 }
 
 /// Loads configuration, opens storage and the vault, loads signing keys, builds connectors.
@@ -47,6 +49,23 @@ public enum BrokerBootstrap {
         return (config, clientDirectory)
     }
 
+    /// Fetches and checks the IdP metadata of every connector that reads it (SAML
+    /// `idpMetadataUrl`, `idpMetadata`), as `idconnect config check` does: problems located at
+    /// the option that names the metadata. Nothing is stored.
+    public static func checkMetadata(_ directory: ClientDirectory) async -> [ConfigProblem] {
+        var seen: Set<String> = []
+        var connectors: [any MetadataRefreshingConnector] = []
+        for entry in directory.environments.values {
+            for service in entry.services.values where seen.insert(service.namespace).inserted {
+                if let connector = service.connector as? any MetadataRefreshingConnector { connectors.append(connector) }
+            }
+        }
+        return await withTaskGroup(of: [ConfigProblem].self) { group in
+            for connector in connectors { group.addTask { await connector.checkMetadata() } }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
     /// Storage schemes this build opens.
     public static let supportedStorage: Set<String> = ["sqlite", "postgres", "postgresql"]
 
@@ -72,6 +91,7 @@ public enum BrokerBootstrap {
                                                  issuer: options.issuer, options: options, environment: environment, clock: clock, logger: logger)
         let settings = try BrokerSettings(options: options, config: config)
         // Everything is checked before storage is touched: a refused start migrates nothing.
+        let tls = try config.server.tls.map { try TLSContextSource($0) }
         for warning in try preflight(config: config, storage: settings.storage) {
             logger.warning("\(warning)")
         }
@@ -90,8 +110,12 @@ public enum BrokerBootstrap {
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
                                   store: store, clock: clock, logger: logger, metrics: metrics, audit: audit,
                                   locator: locator)
+        // IdP metadata (SAML idpMetadataUrl): the last good copy from storage, then a fetch. One
+        // that fails leaves its auth service answering temporarily_unavailable; it does not stop
+        // the start (docs/connectors/saml.md, "IdP metadata").
+        await engine.connectorMetadata.refresh(force: true)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
-                              environment: environment, metrics: metrics)
+                              environment: environment, metrics: metrics, tls: tls)
     }
 
     /// The GeoIP database of `server.geoip`, opened (memory-mapped) before storage is touched.

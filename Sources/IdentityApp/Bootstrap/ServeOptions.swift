@@ -35,7 +35,9 @@ public struct BrokerSettings: Sendable {
         host = options.host ?? config.server.host ?? Self.defaultHost
         port = options.port ?? config.server.port ?? Self.defaultPort
         guard (0...65535).contains(port) else { throw BootstrapError("--port must be between 0 and 65535") }
-        let issuerText = options.issuer ?? config.server.issuer ?? "http://\(Self.hostForURL(host)):\(port)"
+        // The default issuer has the scheme the broker serves: https when it terminates TLS itself.
+        let scheme = config.server.tls == nil ? "http" : "https"
+        let issuerText = options.issuer ?? config.server.issuer ?? "\(scheme)://\(Self.hostForURL(host)):\(port)"
         guard let url = URLComponents(string: issuerText), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", !(url.host ?? "").isEmpty, url.query == nil, url.fragment == nil else {
             throw BootstrapError("the issuer must be an http(s) URL without query or fragment, got '\(issuerText)'")

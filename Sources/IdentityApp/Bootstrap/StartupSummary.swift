@@ -14,6 +14,7 @@ public enum StartupSummary {
             "  storage  \(prepared.settings.storage.redacted)",
         ]
         if let file = state.config.server.audit.file { lines.append("  audit    \(file)") }
+        if let tls = prepared.tls { lines.append("  tls      \(tls.settings.certificateSummary)") }
         let environments = state.directory.environments.sorted { $0.key < $1.key }
         if environments.isEmpty { lines.append("  no environments configured: nobody can sign in") }
         for (appKey, entry) in environments {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import IdentityCore
 import OAuthEngine
@@ -20,7 +21,7 @@ struct AuthorizeController {
         // OIDC Core 3.1.2.1: a browser may POST the authorization request as a form; the Kinvey
         // SDKs POST for the automated grant and ask for JSON.
         group.post("oauth/auth") { request, context in
-            guard Self.prefersHTML(request.headers[.accept]) else { return try await automatedGrant(request, context) }
+            guard Self.isBrowserNavigation(request) else { return try await automatedGrant(request, context) }
             let parameters: OAuthParameters
             do {
                 parameters = try await RequestParameters.body(request, context: context)
@@ -34,9 +35,23 @@ struct AuthorizeController {
     private var engine: BrokerEngine { services.engine }
     private var cookies: BrowserCookies { services.cookies }
 
-    /// Whether an `Accept` header ranks HTML above JSON (a browser's form POST).
-    static func prefersHTML(_ accept: String?) -> Bool {
-        guard let accept else { return false }
+    /// Whether a POST to `/oauth/auth` is a browser's form submission (an authorization request)
+    /// rather than the Kinvey automated grant: never when the client asks for JSON at least as
+    /// much as for HTML or sends JSON (the Kinvey SDKs); otherwise when it prefers HTML, or looks
+    /// like a browser navigating (`Sec-Fetch-Mode: navigate`, a `Mozilla/` User-Agent — browsers
+    /// and HtmlUnit may send `Accept: */*`). curl and libraries without those stay the grant.
+    static func isBrowserNavigation(_ request: Request) -> Bool {
+        let (html, json) = acceptRanks(request.headers[.accept])
+        if json > 0 && json >= html { return false }
+        if request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true { return false }
+        if html > 0 { return true }
+        if request.headers[HTTPField.Name("Sec-Fetch-Mode")!]?.lowercased() == "navigate" { return true }
+        return request.headers[.userAgent]?.hasPrefix("Mozilla/") == true
+    }
+
+    /// The best quality an `Accept` header gives HTML and JSON.
+    static func acceptRanks(_ accept: String?) -> (html: Double, json: Double) {
+        guard let accept else { return (0, 0) }
         var html = 0.0, json = 0.0
         for part in accept.split(separator: ",").prefix(32) {
             let pieces = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -47,7 +62,7 @@ struct AuthorizeController {
             default: break
             }
         }
-        return html > 0 && html > json
+        return (html, json)
     }
 
     func authorize(_ request: Request, _ context: AppRequestContext, parameters given: OAuthParameters? = nil) async -> Response {

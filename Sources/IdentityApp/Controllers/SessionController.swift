@@ -65,6 +65,9 @@ struct SessionController {
             case .redirect(let location):
                 response = Responses.redirect(location)
                 cookies.clearSSO(on: &response)
+            case .upstream(let action):
+                response = services.pages.upstreamAction(action, signingOut: true)
+                cookies.clearSSO(on: &response)
             case .signedOut:
                 response = services.pages.signedOutPage()
                 cookies.clearSSO(on: &response)

@@ -69,6 +69,13 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         counter("idconnect_security_events_total", [("kind", kind)]).increment()
     }
 
+    /// `idconnect_saml_metadata_refreshes_total{auth_service, outcome}`: IdP metadata fetched and
+    /// in use (`success`), failed with the last good copy kept (`failure`), or taken from another
+    /// instance's fetch (`shared`).
+    public func metadataRefresh(authService: String, outcome: String) {
+        counter("idconnect_saml_metadata_refreshes_total", [("auth_service", authService), ("outcome", outcome)]).increment()
+    }
+
     /// A counter for other parts of the broker (audit events, metadata refreshes).
     public func increment(_ name: String, _ labels: [(String, String)]) {
         counter(name, labels).increment()

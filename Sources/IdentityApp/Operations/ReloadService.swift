@@ -9,7 +9,9 @@ import UnixSignals
 
 /// Reloads `console-config/` on SIGHUP without dropping requests
 /// (docs/configuration.md, "Reloading"). A configuration with problems is rejected and the old one
-/// stays. Storage, vault and issuer changes need a restart.
+/// stays. A renewed TLS certificate (`server.tls`, its files re-read) is served to connections
+/// accepted after the reload; open connections keep theirs. Storage, issuer and turning TLS on or
+/// off need a restart.
 public struct ReloadService: Service {
     let prepared: PreparedBroker
     let logger: Logger
@@ -53,6 +55,9 @@ public struct ReloadService: Service {
                                    metadata: ["removed": .array(missing.sorted().map { .string($0) })])
                 }
             }
+            try reloadTLS(config.server.tls)
+            // New connectors start without IdP metadata: load it before they serve.
+            await engine.connectorMetadata.refresh(force: true, directory: directory)
             engine.replaceState(EngineState(config: config, directory: directory, keys: keys, vault: vault))
             // A key made by `idconnect keys rotate` becomes the one that signs, now.
             if let ring = try await engine.signingKeys.adoptStored() {
@@ -67,5 +72,22 @@ public struct ReloadService: Service {
             logger.error("configuration reload failed; the previous configuration stays", metadata: ["error": "\(error)"])
         }
         return false
+    }
+
+    /// Swaps in a renewed certificate and key, after the rest of the new configuration was read
+    /// and before it is swapped in: a refused pair leaves both the old configuration and the old
+    /// certificate in place.
+    private func reloadTLS(_ settings: TLSSettings?) throws {
+        switch (prepared.tls, settings) {
+        case (let source?, let settings?):
+            if try source.replace(with: settings) {
+                logger.info("TLS certificate reloaded; new connections get it",
+                            metadata: ["certificate": "\(settings.certificateSummary)"])
+            }
+        case (nil, nil):
+            break
+        default:
+            logger.warning("turning server.tls on or off takes effect after a restart")
+        }
     }
 }

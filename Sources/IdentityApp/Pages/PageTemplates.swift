@@ -52,7 +52,7 @@ enum PageTemplates {
     """
 
     static let autoPost = layout + """
-    <h1>Continuing to sign-in…</h1>
+    <h1>{{heading}}</h1>
     <form method="post" action="{{action}}" id="upstream">
     {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
     {{/fields}}<noscript><button type="submit">Continue</button></noscript>

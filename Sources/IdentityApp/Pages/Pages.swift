@@ -63,14 +63,16 @@ struct Pages: Sendable {
     }
 
     /// Sends the browser to an identity source: a redirect, or an auto-submitting form (SAML HTTP-POST).
-    func upstreamAction(_ action: RedirectAction) -> Response {
+    /// `signingOut`: the form carries a logout message (SAML single logout), not a sign-in.
+    func upstreamAction(_ action: RedirectAction, signingOut: Bool = false) -> Response {
         switch action {
         case .redirect(let location):
             return Responses.redirect(location)
         case .autoPost(let url, let fields):
             let nonce = Secrets.randomToken(bytes: 16)
             let values: [String: Any] = [
-                "title": "Signing in", "action": url, "nonce": nonce,
+                "title": signingOut ? "Signing out" : "Signing in",
+                "heading": signingOut ? "Continuing to sign out…" : "Continuing to sign-in…", "action": url, "nonce": nonce,
                 "fields": fields.map { ["name": $0.name, "value": $0.value] },
             ]
             var response = Responses.html(autoPost.render(values))

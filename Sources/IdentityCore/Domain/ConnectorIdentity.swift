@@ -36,6 +36,9 @@ public struct ConnectorIdentity: Sendable, Equatable {
     /// broker's session ends then, whatever else would keep it
     /// (docs/protocol.md, "Sessions and upstream tokens"; docs/security.md, rule 11).
     public var sessionEndsAt: Date?
+    /// The identity source's own id of this sign-in (SAML `SessionIndex`), so that a logout it
+    /// starts can end exactly this session (docs/connectors/saml.md, "Single logout").
+    public var upstreamSessionId: String?
 
     public struct OneTimeUse: Sendable, Equatable {
         public var id: String
@@ -47,12 +50,13 @@ public struct ConnectorIdentity: Sendable, Equatable {
     }
 
     public init(userId: String, attributes: [String: JSONValue] = [:], upstream: UpstreamToken? = nil, oneTimeUse: OneTimeUse? = nil,
-                sessionEndsAt: Date? = nil) {
+                sessionEndsAt: Date? = nil, upstreamSessionId: String? = nil) {
         self.userId = userId
         self.attributes = attributes
         self.upstream = upstream
         self.oneTimeUse = oneTimeUse
         self.sessionEndsAt = sessionEndsAt
+        self.upstreamSessionId = upstreamSessionId
     }
 
     public var email: String? { attributes["email"]?.stringValue }

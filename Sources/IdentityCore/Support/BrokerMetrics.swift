@@ -12,6 +12,13 @@ public protocol BrokerMetricsSink: Sendable {
     func audit(_ event: String)
     /// A security event by kind (`refresh_reuse`, `code_replay`, `qr_refused_unauthorized`).
     func securityEvent(_ kind: String)
+    /// A refresh of an identity source's metadata (SAML `idpMetadataUrl`): the auth service and
+    /// the outcome (`success`, `failure`, `shared`).
+    func metadataRefresh(authService: String, outcome: String)
+}
+
+extension BrokerMetricsSink {
+    public func metadataRefresh(authService: String, outcome: String) {}
 }
 
 /// Discards every event.

@@ -60,6 +60,9 @@ public struct AuditEvent: Sendable, Equatable {
         /// The user ended it on the account page (a browser signed out, signed out everywhere, an
         /// app removed that was all the session held).
         case user
+        /// The identity source signed the user out: a verified SAML LogoutRequest from the IdP at
+        /// `/saml/slo` (a sign-out the user starts at the broker is `logout`).
+        case samlLogout = "saml_logout"
     }
 
     public var name: Name

@@ -5,6 +5,10 @@ import StoreContracts
 /// Where `/oauth/logout` sends the browser.
 public enum LogoutOutcome: Sendable, Equatable {
     case redirect(String)
+    /// On to the identity source's own logout first (a SAML LogoutRequest, by redirect or by an
+    /// auto-submitting form); it comes back to `/saml/slo`, which then goes where `.redirect`
+    /// would have.
+    case upstream(RedirectAction)
     /// Show the "signed out" page.
     case signedOut
     /// Ask the person first (docs/security.md, rules 7 and 12): a page with a form that POSTs these
@@ -19,6 +23,7 @@ public struct LogoutEndpoint: Sendable {
     let clients: ClientRegistry
     let keys: SigningKeyReloader
     let sso: SSOSessions
+    let upstreamLogout: UpstreamLogout
 
     /// `GET|POST /oauth/logout` (OIDC RP-initiated logout).
     ///
@@ -28,7 +33,9 @@ public struct LogoutEndpoint: Sendable {
     /// carries a CSRF token bound to this browser — and then it ends this browser's sign-ins,
     /// nobody else's. So a resource server that saw the user's tokens cannot sign them out
     /// anywhere. Then it redirects to a *registered* `post_logout_redirect_uri` with `state`, or
-    /// first to the identity source's logout (SAML `logoutUri`).
+    /// first to the identity source's logout: a SAML LogoutRequest for the session signed out
+    /// (the hinted one, else the most recent of the client's auth service), which returns through
+    /// `/saml/slo` (docs/connectors/saml.md, "Single logout").
     ///
     /// - Parameters:
     ///   - ssoToken: the browser's SSO cookie.
@@ -72,12 +79,28 @@ public struct LogoutEndpoint: Sendable {
                 return .confirm(parameters: carried, clientName: client?.service.name)
             }
         }
-        let userId = try await signOutBrowser(ssoToken, preferring: hintedSession)
+        let entries = await sso.entries(ssoToken)
+        let chosen = entries.first { $0.sessionId == hintedSession }
+            ?? entries.first { $0.namespace == client?.authService.namespace } ?? entries.first
+        // Read before the session ends: ending it drops the upstream token SAML logout needs.
+        let single = try await chosen.asyncMap(singleLogout(of:)) ?? nil
+        try await sso.forget(ssoToken)
+        if let single, let action = await upstreamLogout.begin(single, postLogoutRedirect: target) {
+            return .upstream(action)
+        }
         if let client, let connector = client.authService.connector as? any LogoutRedirectingConnector,
-           let upstream = connector.logoutRedirect(userId: userId ?? "", postLogoutRedirect: target) {
+           let upstream = connector.logoutRedirect(userId: chosen?.userId ?? "", postLogoutRedirect: target) {
             return .redirect(upstream)
         }
         return target.map { .redirect($0) } ?? .signedOut
+    }
+
+    /// What the identity source's logout needs from the sign-in `entry` names, when it is live
+    /// and its auth service takes part in single logout.
+    private func singleLogout(of entry: SSORecord.Entry) async throws -> PreparedUpstreamLogout? {
+        guard let session = try await guarded("session", { try await context.store.session(id: entry.sessionId) }),
+              session.isActive(at: context.clock.now()) else { return nil }
+        return upstreamLogout.prepare(session)
     }
 
     /// The CSRF token of the sign-out confirmation form: derived from the browser's binding
@@ -86,10 +109,4 @@ public struct LogoutEndpoint: Sendable {
         Secrets.hash("logout\u{0}" + browserBinding)
     }
 
-    /// Ends every sign-in of this browser's SSO record; returns the user of the hinted session
-    /// (else the most recent one), for the identity source's own logout.
-    private func signOutBrowser(_ ssoToken: String?, preferring sessionId: String?) async throws -> String? {
-        let entries = try await sso.forget(ssoToken)
-        return (entries.first { $0.sessionId == sessionId } ?? entries.first)?.userId
-    }
 }

@@ -21,6 +21,10 @@ public final class BrokerEngine: Sendable {
     public let revocation: RevocationEndpoint
     public let registration: RegistrationEndpoint
     public let logout: LogoutEndpoint
+    /// `/saml/slo`: identity-provider logout requests and answers (SAML single logout).
+    public let singleLogout: SingleLogoutEndpoint
+    /// IdP metadata of the connectors that fetch it (SAML `idpMetadataUrl`).
+    public let connectorMetadata: ConnectorMetadata
     public let discovery: DiscoveryEndpoint
     public let sso: SSOSessions
     public let webSSO: WebSSO
@@ -98,7 +102,10 @@ public final class BrokerEngine: Sendable {
         revocation = RevocationEndpoint(context: context, clients: clients, verifier: verifier, revocation: revocationService)
         registration = RegistrationEndpoint(context: context, rateLimiter: rateLimiter, revocation: revocationService)
         account = AccountEndpoint(context: context, sso: sso, authorize: authorize, factors: secondFactors, registration: registration)
-        logout = LogoutEndpoint(context: context, clients: clients, keys: keys, sso: sso)
+        let upstreamLogout = UpstreamLogout(context: context, vault: vault)
+        logout = LogoutEndpoint(context: context, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
+        singleLogout = SingleLogoutEndpoint(context: context, upstreamLogout: upstreamLogout)
+        connectorMetadata = ConnectorMetadata(context: context)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
         qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations, rateLimiter: rateLimiter)
         qrAPI = QRLoginAPI(context: context, verifier: verifier, clients: clients, locator: locator)

@@ -45,4 +45,7 @@ public enum VaultBindings {
 
     /// A redirect connector's state between the redirect and the callback.
     static func upstreamState(idHash: String) -> Vault.Binding { .init(purpose: "upstream-state", owner: idHash) }
+
+    /// Where a sign-out passed on to the identity source returns to, under its RelayState's hash.
+    static func upstreamLogout(hash: String) -> Vault.Binding { .init(purpose: "upstream-logout", owner: hash) }
 }

@@ -77,6 +77,11 @@ public struct SSOSessions: Sendable {
         await record(ssoToken)?.entries.contains { $0.sessionId == sessionId } ?? false
     }
 
+    /// The sign-ins of the browser's SSO record, most recent first (empty when it has none).
+    public func entries(_ ssoToken: String?) async -> [SSORecord.Entry] {
+        await record(ssoToken)?.entries ?? []
+    }
+
     /// Ends the browser's SSO record and every session in it; returns its entries.
     @discardableResult
     public func forget(_ ssoToken: String?) async throws -> [SSORecord.Entry] {

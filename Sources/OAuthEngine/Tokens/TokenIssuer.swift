@@ -36,7 +36,7 @@ struct TokenIssuer: Sendable {
             userId: identity.userId, appKey: client.appKey, authServiceId: service.id,
             attributes: identity.attributes, sealedUpstream: sealed, upstreamExpiresAt: identity.upstream?.expiresAt,
             authTime: now, createdAt: now, expiresAt: min(now.addingTimeInterval(TimeInterval(lifetime)), maxExpiresAt),
-            maxExpiresAt: maxExpiresAt, amr: amr)
+            maxExpiresAt: maxExpiresAt, amr: amr, upstreamSessionKey: identity.upstreamSessionId.map(Secrets.hash))
     }
 
     /// Creates token family `familyId` for `client` in `session` and mints its first tokens: an

@@ -98,6 +98,13 @@ struct OIDCRulesTests {
             #expect(try await client.postForm("/oauth/auth", fields).json["temp_login_uri"] != nil)
             let mixed = try await client.postForm("/oauth/auth", fields, headers: [.accept: "application/json, text/html;q=0.5"])
             #expect(mixed.json["temp_login_uri"] != nil)
+            // The Kinvey HTML5 SDK runs in a browser but asks for JSON: still the automated grant.
+            let html5SDK = try await client.postForm("/oauth/auth", fields, headers: [.accept: "application/json", .userAgent: "Mozilla/5.0 (X11)"])
+            #expect(html5SDK.json["temp_login_uri"] != nil)
+            // A browser engine posting with Accept: */* (HtmlUnit, the certification suite's) gets the page.
+            let star = try await client.postForm("/oauth/auth", fields, headers: [.accept: "*/*", .userAgent: "Mozilla/5.0 (X11)"])
+            #expect(star.status == .ok && LoginFormFields(html: star.text) != nil)
+            #expect(try await client.postForm("/oauth/auth", fields, headers: [.accept: "*/*", .userAgent: "curl/8.4"]).json["temp_login_uri"] != nil)
         }
     }
 

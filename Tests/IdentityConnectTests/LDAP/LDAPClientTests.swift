@@ -55,7 +55,10 @@ struct LDAPClientTests {
         let started = ContinuousClock.now
         let error = await ldapError { try await pool.withConnection { try $0.bind(LDAPCredentials(dn: "cn=x", password: "y")) } }
         #expect(error?.isConnectionProblem == true, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The silent listener never answers, so without the timeouts this call would hang until the
+        // runner is killed. The bound is loose on purpose: on a loaded 2-core CI machine the blocking
+        // thread can start seconds late, and exact timing belongs in a benchmark, not a test.
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("nothing listening: a connection problem at once")

@@ -52,11 +52,15 @@ struct SAMLConfigTests {
                     spPrivateKey: "-----BEGIN PRIVATE KEY-----\\nnope\\n-----END PRIVATE KEY-----"
                     clockSkew: 9999
                     wantAssertionSigned: false
+                    logoutBinding: soap
+                    idpMetadataUrl: "http://idp.example.org/metadata"
+                    metadataRefresh: 5
         """)
         for expected in ["remoteService: must be the IdP's single sign-on URL", "does not use authentication",
                          "idpCertificate: entry 1 is not a PEM certificate", "nameIdFormat: must be", "spPrivateKey: is not",
                          "signRequests: needs spPrivateKey and spCertificate", "clockSkew: must be 0 to 600",
-                         "wantAssertionSigned: unknown key"] {
+                         "wantAssertionSigned: unknown key", "logoutBinding: must be redirect or post",
+                         "idpMetadataUrl: must be an https URL (http only on loopback)", "metadataRefresh: must be 60 to 2592000 seconds"] {
             #expect(bad.contains { $0.contains(expected) }, "\(expected) not in \(bad)")
         }
         let missing = try await Self.problems("""
@@ -85,19 +89,50 @@ struct SAMLConfigTests {
         \(Self.certificateBlock(TestKeyPair.idp.certificatePEM))
         """)
         #expect(good.isEmpty, "\(good)")
+
+        // IdP metadata: an inline document replaces remoteService and idpCertificate; its problems
+        // and conflicting options are named by key.
+        let inline = IdPMetadataBuilder().xml.replacingOccurrences(of: "\"", with: "\\\"")
+        #expect(try await Self.problems("""
+                  type: saml-post
+                  options: { idpMetadata: "\(inline)" }
+        """).isEmpty)
+        let conflicting = try await Self.problems("""
+                  type: saml-post
+                  options:
+                    idpMetadata: "\(inline.replacingOccurrences(of: "https://idp.example.org/sso/post", with: "ftp://x"))"
+                    idpMetadataUrl: https://idp.example.org/metadata
+                    idpMetadataCertificate: "not a certificate"
+        """)
+        for expected in ["idpMetadata: use idpMetadataUrl or idpMetadata, not both", "idpMetadataCertificate: entry 1 is not a PEM certificate"] {
+            #expect(conflicting.contains { $0.contains(expected) }, "\(expected) not in \(conflicting)")
+        }
+        let broken = try await Self.problems("""
+                  type: saml-post
+                  options: { idpMetadata: "\(inline.replacingOccurrences(of: "https://idp.example.org/sso/post", with: "ftp://x"))" }
+        """)
+        #expect(broken.contains { $0.contains("provider.options.idpMetadata: SingleSignOnService has a Location that is not an absolute http(s) URL") },
+                "\(broken)")
+        let orphan = try await Self.problems("""
+                  type: saml-post
+                  remoteService: https://idp.example.org/sso
+                  options: { idpCertificate: "x", idpMetadataCertificate: "y" }
+        """)
+        #expect(orphan.contains { $0.contains("idpMetadataCertificate: needs idpMetadataUrl or idpMetadata") }, "\(orphan)")
     }
 
     static func options(binding: SAMLOptions.Binding = .redirect) -> SAMLOptions {
         SAMLOptions(binding: binding, ssoURL: "https://idp.example.org/sso?tenant=1", idpCertificates: [TestKeyPair.idp.certificatePEM],
-                    logoutURI: nil, nameIDFormat: SAMLOptions.nameIDFormats["emailAddress"]!, spEntityID: SAMLResponseBuilder.sp,
-                    assertionConsumerURL: SAMLResponseBuilder.acs, signRequests: true, spPrivateKey: TestKeyPair.sp.privateKeyPEM,
-                    spCertificate: TestKeyPair.sp.certificatePEM, wantAssertionsSigned: true, allowSHA1: false, clockSkew: 60)
+                    logoutURI: nil, metadata: nil, nameIDFormat: SAMLOptions.nameIDFormats["emailAddress"]!, spEntityID: SAMLResponseBuilder.sp,
+                    assertionConsumerURL: SAMLResponseBuilder.acs, singleLogoutURL: SAMLResponseBuilder.slo, signRequests: true,
+                    spPrivateKey: TestKeyPair.sp.privateKeyPEM, spCertificate: TestKeyPair.sp.certificatePEM, wantAssertionsSigned: true,
+                    allowSHA1: false, clockSkew: 60)
     }
 
     @Test("HTTP-Redirect: DEFLATE + base64 request that inflates back, RelayState, and a query signature that verifies")
     func redirectBinding() throws {
         let request = SAMLAuthnRequest(id: "_abc", issueInstant: Date(timeIntervalSince1970: 1_900_000_000), options: Self.options(),
-                                       forceAuthn: true)
+                                       destination: "https://idp.example.org/sso?tenant=1", forceAuthn: true)
         let url = try request.redirectURL(relayState: "relay&state", signingKey: try .init(pemRepresentation: TestKeyPair.sp.privateKeyPEM))
         #expect(url.hasPrefix("https://idp.example.org/sso?tenant=1&SAMLRequest="))
         let items = queryItems(url)
@@ -120,7 +155,8 @@ struct SAMLConfigTests {
 
     @Test("HTTP-POST: the request carries an enveloped signature that verifies with the SP certificate")
     func postBinding() throws {
-        let request = SAMLAuthnRequest(id: "_post", issueInstant: Date(), options: Self.options(binding: .post), forceAuthn: false)
+        let request = SAMLAuthnRequest(id: "_post", issueInstant: Date(), options: Self.options(binding: .post),
+                                       destination: "https://idp.example.org/sso?tenant=1", forceAuthn: false)
         let value = try request.postValue(signingKey: try XMLSecurityKey(privateKeyPEM: TestKeyPair.sp.privateKeyPEM))
         let xml = try #require(Data(base64Encoded: value))
         let document = try XMLDocument(parsing: xml)
@@ -130,11 +166,14 @@ struct SAMLConfigTests {
         #expect(String(decoding: Data(base64Encoded: unsigned)!, as: UTF8.self) == request.xml)
     }
 
-    @Test("SP metadata names the entity, the ACS, the NameID format and the SP certificate for signing and encryption")
+    @Test("SP metadata names the entity, the ACS, the SLO endpoint, the NameID format and the SP certificate for signing and encryption")
     func metadata() throws {
         let xml = SAMLMetadata.document(Self.options())
         _ = try XMLDocument(parsing: Data(xml.utf8))
         #expect(xml.contains(#"entityID="http://127.0.0.1:8080/saml/metadata""#))
+        for binding in ["HTTP-Redirect", "HTTP-POST"] {
+            #expect(xml.contains(#"<md:SingleLogoutService Binding="urn:oasis:names:tc:SAML:2.0:bindings:\#(binding)" Location="http://127.0.0.1:8080/saml/slo"/>"#))
+        }
         #expect(xml.contains(#"use="signing""#) && xml.contains(#"use="encryption""#))
         #expect(xml.contains("urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress"))
     }

@@ -36,6 +36,7 @@ struct TestKeyPair: Sendable {
 struct SAMLResponseBuilder {
     static let acs = "http://127.0.0.1:8080/saml/acs"
     static let sp = "http://127.0.0.1:8080/saml/metadata"
+    static let slo = "http://127.0.0.1:8080/saml/slo"
     static let idpEntity = "https://idp.example.org/saml"
 
     var now: Date
@@ -51,6 +52,8 @@ struct SAMLResponseBuilder {
     var notBefore: TimeInterval = -30
     var notOnOrAfter: TimeInterval = 300
     var sessionNotOnOrAfter: TimeInterval? = 3600
+    /// The AuthnStatement's SessionIndex (which IdP session a LogoutRequest ends).
+    var sessionIndex: String?
     var attributes: [(String, [String])] = [("mail", ["alice@example.org"]), ("displayName", ["Alice"]),
                                             ("eduPersonAffiliation", ["staff", "admins"])]
     var signAssertion = true
@@ -65,7 +68,8 @@ struct SAMLResponseBuilder {
             "<saml:Attribute Name=\"\(name)\" NameFormat=\"urn:oasis:names:tc:SAML:2.0:attrname-format:basic\">"
                 + values.map { "<saml:AttributeValue>\(XMLText.escape($0))</saml:AttributeValue>" }.joined() + "</saml:Attribute>"
         }.joined()
-        let session = sessionNotOnOrAfter.map { " SessionNotOnOrAfter=\"\(time($0))\"" } ?? ""
+        let session = (sessionNotOnOrAfter.map { " SessionNotOnOrAfter=\"\(time($0))\"" } ?? "")
+            + (sessionIndex.map { " SessionIndex=\"\($0)\"" } ?? "")
         return """
         <saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="\(assertionID)" Version="2.0" IssueInstant="\(time(0))">\
         <saml:Issuer>\(Self.idpEntity)</saml:Issuer>\

@@ -79,8 +79,13 @@ enum SAMLPeerFixture {
         """
     }
 
-    static func broker(_ services: [String], clock: ManualClock = ManualClock(Date())) async throws -> TestBroker {
+    /// `auditFile`: where the broker writes its audit events (`server.audit.file`).
+    static func broker(_ services: [String], clock: ManualClock = ManualClock(Date()), auditFile: String? = nil,
+                       backend: StoreBackend = .sqlite) async throws -> TestBroker {
         var files = TestBroker.defaultConfig()
+        if let auditFile {
+            files["server.yaml"] = "server:\n  issuer: http://127.0.0.1:8080\n  audit:\n    file: \(auditFile)\nsigning:\n  algorithm: RS256\n"
+        }
         files["environments/saml.yaml"] = """
         environments:
           - appKey: \(appKey)
@@ -88,18 +93,18 @@ enum SAMLPeerFixture {
             authServices:
         \(services.joined(separator: "\n"))
         """
-        return try await TestBroker.make(files: files, registry: registry, clock: clock)
+        return try await TestBroker.make(files: files, registry: registry, clock: clock, backend: backend)
     }
 
     /// Starts a sign-in at the broker and drives the IdP's login form until the IdP's form that
     /// posts to the ACS; returns that form's fields (SAMLResponse, RelayState) without posting them.
     static func responseFields(_ client: any TestClientProtocol, authService: String, username: String = "alice",
-                               password: String = "alicepw", prompt: String? = nil) async throws -> [(String, String)] {
+                               password: String = "alicepw", prompt: String? = nil,
+                               browser: UpstreamBrowser = UpstreamBrowser()) async throws -> [(String, String)] {
         var query = [("client_id", "\(appKey).\(authService)"), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
                      ("state", "app-state"), ("scope", "openid"), ("code_challenge", Flows.challenge), ("code_challenge_method", "S256")]
         if let prompt { query.append(("prompt", prompt)) }
         let start = try await client.get("/oauth/auth?" + formEncode(query), headers: [.cookie: browserCookie])
-        let browser = UpstreamBrowser()
         let first = UpstreamBrowser.Page(url: "http://127.0.0.1:8080/oauth/auth", status: Int(start.status.code),
                                          location: start.location, body: start.text)
         return try await browser.formPosting(to: acs, from: first, username: username, password: password)
@@ -124,9 +129,10 @@ enum SAMLPeerFixture {
     }
 
     /// As `signIn`, also returning the SSO cookie the ACS set for the test browser.
-    static func signInWithSSO(_ client: any TestClientProtocol,
-                              authService: String) async throws -> (tokens: [String: Any], view: [String: Any], sso: String?) {
-        let answer = try await postToACS(client, try await responseFields(client, authService: authService))
+    /// `browser`: the one whose IdP session the sign-in starts (single logout tests keep it).
+    static func signInWithSSO(_ client: any TestClientProtocol, authService: String,
+                              browser: UpstreamBrowser = UpstreamBrowser()) async throws -> (tokens: [String: Any], view: [String: Any], sso: String?) {
+        let answer = try await postToACS(client, try await responseFields(client, authService: authService, browser: browser))
         #expect(answer.status == .found, "\(authService): \(answer.text.replacingOccurrences(of: "\n", with: " ").suffix(400))")
         let location = try #require(answer.location)
         #expect(location.hasPrefix(TestBroker.redirect + "?state=app-state&code="), "\(location)")
