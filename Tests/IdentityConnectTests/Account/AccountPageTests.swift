@@ -78,6 +78,27 @@ struct AccountPageTests {
         }
     }
 
+    @Test("customizedLogin css: the account page's sign-in and the page itself link the auth service's stylesheet, and only its origin is allowed")
+    func stylesheet() async throws {
+        let broker = try await AccountFixture.make()
+        try await broker.withClient { client in
+            let browser = MFABrowser(client)
+            let styled = "\(TestBroker.appKey).styled"
+            let signIn = try await browser.get(AccountPaths.page(styled))
+            #expect(signIn.text.contains(#"name="password""#))
+            let page = try await browser.signInIfAsked(signIn)
+            #expect(page.status == .ok && page.text.contains(">Signed-in browsers</h2>"))
+            for answer in [signIn, page] {
+                #expect(answer.text.contains(#"href="https:&#x2F;&#x2F;cdn.example.com&#x2F;login.css""#)
+                        || answer.text.contains(#"href="https://cdn.example.com/login.css""#))
+                let policy = answer.headers[.contentSecurityPolicy] ?? ""
+                #expect(policy.contains("style-src 'self' 'unsafe-inline' https://cdn.example.com") && policy.contains("frame-ancestors 'none'"),
+                        "\(policy)")
+                #expect(!policy.contains("script-src"), "no script on these pages")
+            }
+        }
+    }
+
     @Test("client_id missing, unknown or an app instance's: an error page, never a sign-in")
     func badClient() async throws {
         let broker = try await AccountFixture.make()
