@@ -20,6 +20,8 @@ public enum AuthLinkAnswer: Sendable, Equatable {
     case violation(String)
 
     static let reserved: Set<String> = ["authenticated", "token", "refresh_token", "expires_in"]
+    /// The longest `expires_in` taken as given: one year.
+    public static let maxExpiresIn: Double = 365 * 24 * 3600
 
     /// Reads an answer.
     public static func read(status: Int, body: Data) -> AuthLinkAnswer {
@@ -53,9 +55,12 @@ public enum AuthLinkAnswer: Sendable, Equatable {
         case nil, .null?: break
         case .int(let value)? where value > 0: expiresIn = Double(value)
         case .double(let value)? where value > 0 && value.isFinite: expiresIn = value
-        case .string(let text)? where Double(text).map({ $0 > 0 }) == true: expiresIn = Double(text)
+        case .string(let text)? where Double(text).map({ $0 > 0 && $0.isFinite }) == true: expiresIn = Double(text)
         default: return .violation("'expires_in' must be a positive number of seconds")
         }
+        // "1e300" is a positive number too; past a year it reads as a year (the token is then
+        // refreshed yearly), so no later date arithmetic or conversion to Int can overflow.
+        expiresIn = expiresIn.map { min($0, maxExpiresIn) }
         let extra = object.filter { !reserved.contains($0.key) }
         return .authenticated(token: token, refreshToken: refreshToken, expiresIn: expiresIn, extra: extra)
     }

@@ -42,11 +42,24 @@ public enum LDAPEscaping {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Replaces `{name}` placeholders in a filter or DN template with already escaped values.
+    /// Replaces `{name}` placeholders in a filter or DN template with already escaped values, in
+    /// one pass over the template: a value that itself contains `{dn}` or `{username}` stays
+    /// literal text (filling placeholder by placeholder would substitute into earlier values).
     public static func fill(_ template: String, _ values: [String: String]) -> String {
-        var result = template
-        for (name, value) in values { result = result.replacingOccurrences(of: "{\(name)}", with: value) }
-        return result
+        var result = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            let afterOpen = rest.index(after: open)
+            if let close = rest[afterOpen...].firstIndex(of: "}"), let value = values[String(rest[afterOpen..<close])] {
+                result += value
+                rest = rest[rest.index(after: close)...]
+            } else {
+                result.append("{")
+                rest = rest[afterOpen...]
+            }
+        }
+        return result + rest
     }
 
     /// The value of the first RDN of `dn` (`cn=admins,ou=groups,...` → `admins`), unescaped;

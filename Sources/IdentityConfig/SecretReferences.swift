@@ -59,6 +59,9 @@ struct SecretReferences {
 
     struct Unresolvable: Error { var message: String }
 
+    /// The largest file a `${file:}` reference reads (keys, certificates, JWKS and secrets are far smaller).
+    static let maxFileBytes = 1 << 20
+
     private func value(of reference: Reference) -> Result<String, Unresolvable> {
         switch reference.kind {
         case "env":
@@ -72,6 +75,15 @@ struct SecretReferences {
             let path = reference.argument
             guard !path.isEmpty else { return .failure(.init(message: "empty ${file:} reference")) }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
+            // Only regular files of a sane size: `${file:/dev/zero}` or a FIFO would otherwise read
+            // forever and a stray multi-gigabyte file would be loaded whole.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+            if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
+                return .failure(.init(message: "\(url.path) is not a regular file"))
+            }
+            if let size = attributes?[.size] as? NSNumber, size.intValue > Self.maxFileBytes {
+                return .failure(.init(message: "file \(url.path) is larger than \(Self.maxFileBytes / 1024) KiB"))
+            }
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 return .failure(.init(message: "cannot read file \(url.path)"))
             }

@@ -79,7 +79,7 @@ extension AuthorizationRequest {
         guard let redirectURI = parameters["redirect_uri"] else {
             throw .cannotRedirect(.invalidRequest("The parameter 'redirect_uri' is required."))
         }
-        guard client.redirectURIs.contains(redirectURI) else {
+        guard RedirectURL.isRegistered(redirectURI, in: client.redirectURIs) else {
             throw .cannotRedirect(.invalidRequest("The redirect_uri is not registered for this client."))
         }
         let target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"])

@@ -54,7 +54,7 @@ public struct PasswordSignIn: Sendable {
            context.state.directory.resolve(clientId).map({ $0.appKey != pending.appKey || $0.service.id != pending.authServiceId }) ?? true {
             throw .cannotRedirect(.invalidRequest("client_id does not match the authorization request."))
         }
-        if let redirectURI = parameters["redirect_uri"], redirectURI != pending.redirectURI {
+        if let redirectURI = parameters["redirect_uri"], !RedirectURL.same(redirectURI, pending.redirectURI) {
             throw .cannotRedirect(.invalidRequest("redirect_uri does not match the authorization request."))
         }
         let fromStartingBrowser = PendingAuthorizations.isStartingBrowser(pending, browserBinding)

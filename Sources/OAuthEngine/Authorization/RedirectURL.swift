@@ -16,3 +16,17 @@ public enum RedirectURL {
         return base + (base.contains("?") ? "&" : "?") + query
     }
 }
+
+extension RedirectURL {
+    /// RFC 6749 §3.1.2.3 / RFC 3986 §6.2.1 simple string comparison: the same bytes. Swift's `==`
+    /// on strings treats canonically equivalent Unicode as equal (a precomposed `é` equals `e` +
+    /// combining accent), which would let a redirect URI the client never registered match.
+    public static func same(_ first: String, _ second: String) -> Bool {
+        first.utf8.elementsEqual(second.utf8)
+    }
+
+    /// Whether `uri` is one of `registered`, byte for byte.
+    public static func isRegistered(_ uri: String, in registered: [String]) -> Bool {
+        registered.contains { same($0, uri) }
+    }
+}

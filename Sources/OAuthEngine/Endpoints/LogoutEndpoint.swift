@@ -62,7 +62,7 @@ public struct LogoutEndpoint: Sendable {
         }
         var target: String?
         if let uri = parameters["post_logout_redirect_uri"] {
-            guard let client, client.redirectURIs.contains(uri) else {
+            guard let client, RedirectURL.isRegistered(uri, in: client.redirectURIs) else {
                 throw OAuthError.invalidRequest("post_logout_redirect_uri is not registered for this client.")
             }
             target = RedirectURL.build(uri, [("state", parameters["state"])])

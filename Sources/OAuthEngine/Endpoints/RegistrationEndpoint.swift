@@ -187,7 +187,7 @@ public struct RegistrationEndpoint: Sendable {
             throw OAuthError(.invalidRedirectURI, "redirect_uris must be a non-empty array.")
         }
         return try items.map { item in
-            guard let uri = item.stringValue, allowed.contains(uri) else {
+            guard let uri = item.stringValue, RedirectURL.isRegistered(uri, in: allowed) else {
                 throw OAuthError(.invalidRedirectURI, "Every redirect URI must be one the software statement allows.")
             }
             return uri

@@ -63,7 +63,7 @@ struct AuthorizationCodeGrant: TokenGrant {
             throw OAuthError.invalidGrant("The authorization code was issued to another client.")
         }
         guard now < code.expiresAt else { throw OAuthError.invalidGrant("The authorization code has expired.") }
-        guard redirectURI == code.redirectURI else {
+        guard RedirectURL.same(redirectURI, code.redirectURI) else {
             throw OAuthError.invalidGrant("redirect_uri does not match the authorization request.")
         }
         guard code.redirectURI != accountCallback else {

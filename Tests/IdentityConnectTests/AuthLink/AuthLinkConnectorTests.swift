@@ -55,11 +55,11 @@ struct AuthLinkConnectorTests {
                 let start = ContinuousClock.now
                 let response = try await AuthLinkFixture.signIn(client, "slow")
                 #expect(response.status == .serviceUnavailable)
-                #expect(ContinuousClock.now - start < .seconds(4))
+                #expect(ContinuousClock.now - start < .seconds(8))  // 2 s timeout, 10 s answer: slack for a loaded machine
                 // A body that stalls after the head counts against the same deadline.
                 let bodyStart = ContinuousClock.now
                 #expect(try await AuthLinkFixture.signIn(client, "slow-body").status == .serviceUnavailable)
-                #expect(ContinuousClock.now - bodyStart < .seconds(4))
+                #expect(ContinuousClock.now - bodyStart < .seconds(8))
                 let temp = try await Flows.automatedLogin(client, clientId: AuthLinkFixture.appKey, username: "unavailable", password: "pw")
                 #expect(queryItems(temp)["error"] == "temporarily_unavailable")
             }

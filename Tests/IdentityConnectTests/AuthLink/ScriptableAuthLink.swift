@@ -74,13 +74,13 @@ enum ScriptableAuthLink {
         case "http-500": return json(500, "oops")
         case "http-404": return json(404, "")
         case "slow":
-            try await Task.sleep(for: .seconds(5))
+            try await Task.sleep(for: .seconds(10))
             return json(200, #"{"authenticated":true,"token":"late"}"#)
         case "slow-body":
             // The head arrives at once; the body stalls past the connector's timeout.
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init { writer in
                 try await writer.write(ByteBuffer(string: #"{"authenticated":"#))
-                try await Task.sleep(for: .seconds(5))
+                try await Task.sleep(for: .seconds(10))
                 try await writer.write(ByteBuffer(string: #"true,"token":"late"}"#))
                 try await writer.finish(nil)
             })

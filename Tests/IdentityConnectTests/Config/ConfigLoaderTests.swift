@@ -77,6 +77,18 @@ struct ConfigLoaderTests {
         #expect(directory.resolve("kid_b") == nil)
     }
 
+    @Test("a ${file:} reference to a device, a directory or a huge file is a problem, never an endless read")
+    func fileReferenceLimits() throws {
+        let big = String(repeating: "x", count: (1 << 20) + 1)
+        for (path, reason) in [("/dev/zero", "not a regular file"), ("/tmp", "not a regular file"), ("big.txt", "larger than")] {
+            let found = try Self.problems([
+                "env.yml": "environments:\n  - appKey: kid_a\n    appSecret: ${file:\(path)}\n    authServices:\n\(Self.service())\n",
+                "big.txt": big,
+            ])
+            #expect(found.contains { $0.reason.contains(reason) }, "\(path): \(found.map(\.reason))")
+        }
+    }
+
     @Test("every kind of problem is reported with file, key path and reason, all in one run")
     func problemsReported() throws {
         let problems = try Self.problems([

@@ -27,6 +27,15 @@ struct LDAPUnitTests {
         #expect(LDAPEscaping.dnValue("José") == "José")
     }
 
+    @Test("placeholders are filled in one pass: a value holding another placeholder stays literal")
+    func fillOnePass() {
+        // Filling placeholder by placeholder turned either value into the other one, whatever the order.
+        #expect(LDAPEscaping.fill("(&(a={a})(b={b}))", ["a": "{b}", "b": "{a}"]) == "(&(a={b})(b={a}))")
+        #expect(LDAPEscaping.fill("(uid={username})", ["username": "x"]) == "(uid=x)")
+        #expect(LDAPEscaping.fill("{unknown}{username}{", ["username": "u"]) == "{unknown}u{")
+        #expect(LDAPEscaping.fill("{{username}}", ["username": "u"]) == "{u}")
+    }
+
     @Test("group names are the first RDN value of memberOf DNs")
     func firstRDN() {
         #expect(LDAPEscaping.firstRDNValue("cn=admins,ou=groups,dc=example,dc=org") == "admins")
