@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs Tests/browser/login_test.py and qr_login_test.py: the hosted login page and QR-code login
 # (decoded with zbarimg) in a real headless Chromium against
-# the built `idconnect` serving a copy of the shipped console-config.
+# the built `idconnect` serving a copy of the shipped console-config; then account_test.py, the
+# user's account page (docs/account.md), which starts its own broker on such a copy (with MFA and
+# app instance registration); `--screenshot docs/images/account-page.png` refreshes the documentation's
+# screenshot.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -18,3 +21,4 @@ trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 "$venv/bin/python" Tests/browser/login_test.py "$base"
 "$venv/bin/python" Tests/browser/qr_login_test.py "$base"
+"$venv/bin/python" Tests/browser/account_test.py --bin "$bin"

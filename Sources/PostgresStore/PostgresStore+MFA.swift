@@ -122,6 +122,20 @@ extension PostgresStore: MFAStore {
         }
     }
 
+    public func removeTOTP(subject: String) async throws -> Bool {
+        try await rows("DELETE FROM mfa_totp WHERE subject = \(subject) RETURNING 1").count == 1
+    }
+
+    public func removePasskey(subject: String, credentialId: String) async throws -> Bool {
+        try await rows("DELETE FROM mfa_passkeys WHERE subject = \(subject) AND credential_id = \(credentialId) RETURNING 1").count == 1
+    }
+
+    public func renamePasskey(subject: String, credentialId: String, name: String) async throws -> Bool {
+        try await rows("""
+            UPDATE mfa_passkeys SET name = \(name) WHERE subject = \(subject) AND credential_id = \(credentialId) RETURNING 1
+            """).count == 1
+    }
+
     public func setSessionAMR(sessionId: String, amr: [String]) async throws {
         _ = try await rows("UPDATE sessions SET amr = \(LoginSession.amrColumn(amr)) WHERE id = \(sessionId)")
     }

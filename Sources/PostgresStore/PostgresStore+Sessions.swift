@@ -156,7 +156,7 @@ extension PostgresStore: TokenFamilyStore {
                     \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)))
                 """, logger: logger)
             if let expiry = family.refreshExpiresAt {
-                try await connection.query(Self.extendSession(to: expiry, sessionId: family.sessionId), logger: logger)
+                try await connection.query(Self.extendSession(to: expiry, usedAt: family.createdAt, sessionId: family.sessionId), logger: logger)
             }
         }
     }
@@ -208,7 +208,7 @@ extension PostgresStore: TokenFamilyStore {
                     ON CONFLICT (token_hash) DO NOTHING
                     """, logger: logger)
             }
-            try await connection.query(Self.extendSession(to: expiresAt, sessionId: sessionId), logger: logger)
+            try await connection.query(Self.extendSession(to: expiresAt, usedAt: date, sessionId: sessionId), logger: logger)
             return true
         }
     }
@@ -238,10 +238,12 @@ extension PostgresStore: TokenFamilyStore {
     }
 
     /// A new refresh token moves the session's end out to its expiry, never past the session's
-    /// absolute end (`sessionMaxAge`, the identity source's own session end).
-    static func extendSession(to expiry: Date, sessionId: String) -> PostgresQuery {
+    /// absolute end (`sessionMaxAge`, the identity source's own session end), and notes the
+    /// session's last use (the account page) in the same statement.
+    static func extendSession(to expiry: Date, usedAt: Date, sessionId: String) -> PostgresQuery {
         """
-        UPDATE sessions SET expires_at = GREATEST(expires_at, LEAST(\(expiry.pg), COALESCE(max_expires_at, 1e15)))
+        UPDATE sessions SET expires_at = GREATEST(expires_at, LEAST(\(expiry.pg), COALESCE(max_expires_at, 1e15))),
+            last_used_at = \(usedAt.pg)
         WHERE id = \(sessionId)
         """
     }

@@ -95,6 +95,28 @@ extension SQLiteStore: MFAStore {
         }
     }
 
+    public func removeTOTP(subject: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM mfa_totp WHERE subject = ?", arguments: [subject])
+            return db.changesCount == 1
+        }
+    }
+
+    public func removePasskey(subject: String, credentialId: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM mfa_passkeys WHERE subject = ? AND credential_id = ?", arguments: [subject, credentialId])
+            return db.changesCount == 1
+        }
+    }
+
+    public func renamePasskey(subject: String, credentialId: String, name: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE mfa_passkeys SET name = ? WHERE subject = ? AND credential_id = ?",
+                           arguments: [name, subject, credentialId])
+            return db.changesCount == 1
+        }
+    }
+
     public func setSessionAMR(sessionId: String, amr: [String]) async throws {
         try await pool.write { db in
             try db.execute(sql: "UPDATE sessions SET amr = ? WHERE id = ?", arguments: [LoginSession.amrColumn(amr), sessionId])

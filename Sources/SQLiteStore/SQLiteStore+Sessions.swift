@@ -158,7 +158,7 @@ extension SQLiteStore: TokenFamilyStore {
                                  family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
                                  ClaimsRequest.encode(family.claims)])
             if let expiry = family.refreshExpiresAt {
-                try db.execute(sql: Self.extendSessionSQL, arguments: [expiry.sql, family.sessionId])
+                try db.execute(sql: Self.extendSessionSQL, arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
             }
         }
     }
@@ -203,7 +203,7 @@ extension SQLiteStore: TokenFamilyStore {
                                arguments: [previous, familyId])
             }
             let sessionId = try String.fetchOne(db, sql: "SELECT session_id FROM token_families WHERE id = ?", arguments: [familyId])
-            try db.execute(sql: Self.extendSessionSQL, arguments: [expiresAt.sql, sessionId])
+            try db.execute(sql: Self.extendSessionSQL, arguments: [expiresAt.sql, date.sql, sessionId])
             return true
         }
     }
@@ -240,9 +240,10 @@ extension SQLiteStore: TokenFamilyStore {
     }
 
     /// A new refresh token moves the session's end out to its expiry, never past the session's
-    /// absolute end (`sessionMaxAge`, the identity source's own session end).
+    /// absolute end (`sessionMaxAge`, the identity source's own session end), and notes the
+    /// session's last use (the account page) in the same statement.
     static let extendSessionSQL = """
-        UPDATE sessions SET expires_at = MAX(expires_at, MIN(?, COALESCE(max_expires_at, 1e15))) WHERE id = ?
+        UPDATE sessions SET expires_at = MAX(expires_at, MIN(?, COALESCE(max_expires_at, 1e15))), last_used_at = ? WHERE id = ?
         """
 
     /// The columns `family(from:at:)` reads, in its order; select exactly these.

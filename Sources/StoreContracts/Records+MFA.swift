@@ -126,6 +126,13 @@ public protocol MFAStore: Sendable {
     func mfaEnrolments(authServiceId: String, user: String?, limit: Int) async throws -> [MFAEnrolment]
     /// Removes every factor and recovery code of the user.
     func removeMFA(subject: String) async throws -> MFARemoval
+    /// Removes the user's authenticator app (the account page); returns whether there was one.
+    func removeTOTP(subject: String) async throws -> Bool
+    /// Removes one passkey of the user; false when the user has no passkey with that id (another
+    /// user's id changes nothing).
+    func removePasskey(subject: String, credentialId: String) async throws -> Bool
+    /// Renames one passkey of the user; false when the user has no passkey with that id.
+    func renamePasskey(subject: String, credentialId: String, name: String) async throws -> Bool
     /// Records what a session's sign-in proved (`amr`), after a second factor raised it.
     func setSessionAMR(sessionId: String, amr: [String]) async throws
 }

@@ -74,6 +74,25 @@ public struct LoginSession: Sendable, Equatable {
 }
 
 extension LoginSession {
+    /// The most of a User-Agent a session keeps.
+    public static let maxUserAgentBytes = 512
+
+    /// A User-Agent as a session keeps it: at most ``maxUserAgentBytes`` bytes, cut at a
+    /// character boundary, control characters dropped; nil when nothing is left.
+    public static func storedUserAgent(_ header: String?) -> String? {
+        guard let header else { return nil }
+        var kept = ""
+        var bytes = 0
+        for scalar in header.unicodeScalars where !(scalar.value < 0x20 || scalar.value == 0x7F) {
+            let size = String(scalar).utf8.count
+            guard bytes + size <= maxUserAgentBytes else { break }
+            kept.unicodeScalars.append(scalar)
+            bytes += size
+        }
+        let trimmed = kept.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
     /// `amr` as both backends store it: the values separated by spaces; nil when there are none.
     public static func amrColumn(_ amr: [String]) -> String? { amr.isEmpty ? nil : amr.joined(separator: " ") }
 

@@ -36,7 +36,8 @@ public protocol SessionStore: Sendable {
     /// operators (`idconnect sessions list|revoke`). `authServiceId` narrows to one auth service;
     /// `user` to one user, matched against the user id without regard to case, or the subject.
     func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession]
-    /// Notes that the sign-in was used again (SSO reuse, a refresh) for the account page.
+    /// Notes that the sign-in was used again (SSO reuse) for the account page. Refreshes note it
+    /// within `rotateRefresh`.
     func touchSession(id: String, at date: Date) async throws
     /// Ends, in one transaction, every live session of `subject` (one user of one auth service)
     /// and every family in them; with `upstreamSessionKeys`, only sessions whose
@@ -55,7 +56,9 @@ public protocol TokenFamilyStore: Sendable {
     /// The family a refresh token belongs to, and whether the token is its current one, the one
     /// rotated away last (grace period), or an older one (reuse: revoke the family).
     func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)?
-    /// Compare-and-swap rotation: succeeds only if `oldHash` is still current.
+    /// Compare-and-swap rotation: succeeds only if `oldHash` is still current. A success also
+    /// notes the session's last use (`LoginSession.lastUsedAt` = `date`) in the same write, so
+    /// the account page sees refreshes at no extra cost; so does `insertFamily` with a refresh token.
     func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                        graceResponse: Data?, at date: Date) async throws -> Bool
     /// The unrevoked families of these sessions, oldest first (the account page's apps).

@@ -83,6 +83,8 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let registration = RegistrationController(services: services)
     let qrLogin = QRLoginController(services: services)
     QRLoginAPIController(services: services).register(on: router)
+    // The user's own account page (docs/account.md): served bare only, like the QR-login API.
+    AccountController(services: services).register(on: router)
     upstream.registerSAML(on: router)
     SingleLogoutController(services: services).register(on: router)
     registerVersioned(router) { group in

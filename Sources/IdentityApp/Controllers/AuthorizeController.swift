@@ -85,7 +85,8 @@ struct AuthorizeController {
         return response
     }
 
-    private func render(_ outcome: AuthorizeOutcome) -> Response {
+    /// Renders what the authorization endpoint decided (also the account page's own sign-in).
+    func render(_ outcome: AuthorizeOutcome) -> Response {
         switch outcome {
         case .errorPage(let error):
             return services.pages.errorPage(error)

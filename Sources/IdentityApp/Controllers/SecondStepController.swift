@@ -33,7 +33,8 @@ struct SecondStepController {
             return await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
                 try await engine.secondStep.submitCode(id: Self.id(context), parameters: parameters,
                                                        browserBinding: cookies.existingBinding(request),
-                                                       clientAddress: services.clientAddress(request, context))
+                                                       clientAddress: services.clientAddress(request, context),
+                                                       userAgent: request.headers[.userAgent])
             }
         }
         group.post("oauth/mfa/:id/continue") { request, context in
@@ -43,7 +44,9 @@ struct SecondStepController {
             }
             return await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
                 try await engine.secondStep.proceed(id: Self.id(context), parameters: parameters,
-                                                    browserBinding: cookies.existingBinding(request))
+                                                    browserBinding: cookies.existingBinding(request),
+                                                    clientAddress: services.clientAddress(request, context),
+                                                    userAgent: request.headers[.userAgent])
             }
         }
         group.post("oauth/mfa/:id/passkey") { request, context in
@@ -55,7 +58,8 @@ struct SecondStepController {
             do {
                 let outcome = try await engine.secondStep.submitPasskey(id: Self.id(context), body: body,
                                                                       browserBinding: cookies.existingBinding(request),
-                                                                      clientAddress: services.clientAddress(request, context))
+                                                                      clientAddress: services.clientAddress(request, context),
+                                                                      userAgent: request.headers[.userAgent])
                 return await json(outcome, request)
             } catch let failure as AuthorizationFailure {
                 return Responses.json(["error": failure.error.errorDescription], status: .badRequest)

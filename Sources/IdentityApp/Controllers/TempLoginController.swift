@@ -45,7 +45,8 @@ struct TempLoginController {
         do {
             switch try await services.engine.passwordSignIn.signIn(pendingId: id, parameters: parameters, csrfToken: formToken,
                                                                 browserBinding: cookies.existingBinding(request),
-                                                                clientAddress: services.clientAddress(request, context)) {
+                                                                clientAddress: services.clientAddress(request, context),
+                                                                userAgent: request.headers[.userAgent]) {
             case .redirect(let location):
                 return Responses.redirect(location)
             case .signedIn(let completion):

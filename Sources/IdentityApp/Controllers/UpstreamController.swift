@@ -67,7 +67,7 @@ struct UpstreamController {
         do {
             let result = try await services.engine.upstreamSignIn.finish(
                 kind: kind, parameters: values, browserBinding: cookies.existingBinding(request),
-                clientAddress: services.clientAddress(request, context))
+                clientAddress: services.clientAddress(request, context), userAgent: request.headers[.userAgent])
             guard case .signedIn(let completion) = result else {
                 if case .secondStep(let page) = result { return Responses.redirect(page, status: .seeOther) }
                 return services.pages.errorPage(.internalFailure("unexpected upstream result"))

@@ -20,9 +20,10 @@ enum PageTemplates {
     .accounts{list-style:none;padding:0;margin:0}
     .account{display:block;padding:.7rem;margin:.4rem 0;border:1px solid #c5c9d3;border-radius:6px;color:inherit;text-decoration:none}
     </style>
+    {{{extraStyle}}}
     {{#stylesheet}}<link rel="stylesheet" href="{{stylesheet}}">{{/stylesheet}}
     </head>
-    <body><main>
+    <body><main{{#wide}} class="wide"{{/wide}}>
     """
 
     static let login = layout + """

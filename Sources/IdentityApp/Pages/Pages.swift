@@ -17,6 +17,10 @@ struct Pages: Sendable {
     let qrExpiredTemplate: MustacheTemplate
     let qrScanHintTemplate: MustacheTemplate
     let secondStepTemplate: MustacheTemplate
+    let accountTemplate: MustacheTemplate
+    let accountAuthenticatorTemplate: MustacheTemplate
+    let accountPasskeyTemplate: MustacheTemplate
+    let accountSignedOutTemplate: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -31,6 +35,10 @@ struct Pages: Sendable {
         qrExpiredTemplate = try! MustacheTemplate(string: PageTemplates.qrExpired)
         qrScanHintTemplate = try! MustacheTemplate(string: PageTemplates.qrScanHint)
         secondStepTemplate = try! MustacheTemplate(string: PageTemplates.secondStep)
+        accountTemplate = try! MustacheTemplate(string: PageTemplates.account)
+        accountAuthenticatorTemplate = try! MustacheTemplate(string: PageTemplates.accountAuthenticator)
+        accountPasskeyTemplate = try! MustacheTemplate(string: PageTemplates.accountPasskey)
+        accountSignedOutTemplate = try! MustacheTemplate(string: PageTemplates.accountSignedOut)
     }
 
     /// The `prompt=select_account` page.

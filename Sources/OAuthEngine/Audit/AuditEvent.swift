@@ -29,6 +29,17 @@ public struct AuditEvent: Sendable, Equatable {
         case mfaRecoveryCodeUsed = "mfa.recovery_code_used"
         /// A passkey's signature counter did not grow: possibly a cloned authenticator.
         case mfaCounterAnomaly = "mfa.counter_anomaly"
+        /// The user made new recovery codes on the account page (the old ones stopped working).
+        case mfaRecoveryCodesRenewed = "mfa.recovery_codes_renewed"
+        /// The user renamed a passkey on the account page.
+        case mfaPasskeyRenamed = "mfa.passkey_renamed"
+        /// From the account page (docs/account.md): the user signed out one browser (`session`,
+        /// `this_browser`), removed an app (`client`, `families`), removed a device (`client`), or
+        /// signed out everywhere (`sessions`).
+        case accountBrowserSignedOut = "account.browser_signed_out"
+        case accountAppRemoved = "account.app_removed"
+        case accountDeviceRemoved = "account.device_removed"
+        case accountSignedOutEverywhere = "account.signed_out_everywhere"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).
@@ -46,6 +57,9 @@ public struct AuditEvent: Sendable, Equatable {
         case instanceDeleted = "instance_deleted"
         /// An operator ended it (`idconnect sessions revoke`).
         case `operator`
+        /// The user ended it on the account page (a browser signed out, signed out everywhere, an
+        /// app removed that was all the session held).
+        case user
         /// The identity source signed the user out: a verified SAML LogoutRequest from the IdP at
         /// `/saml/slo` (a sign-out the user starts at the broker is `logout`).
         case samlLogout = "saml_logout"

@@ -34,6 +34,13 @@ public struct AuthorizeEndpoint: Sendable {
         } catch {
             return AuthorizeResult(outcome: Self.outcome(for: error), binding: nil, clearWebSSO: false)
         }
+        return await proceed(request, parameters: parameters, browser: browser)
+    }
+
+    /// Goes on with a checked request: what the browser already has (an app-to-web value, an
+    /// SSO session), the account chooser, or a new sign-in. The account page's own sign-in
+    /// (`AccountSignIn`) enters here with a request it built itself.
+    func proceed(_ request: AuthorizationRequest, parameters: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
         var prompts = Set((request.prompt ?? "").split(separator: " ").map(String.init))
         // OIDC Core 3.1.2.1: max_age=0 is prompt=login; otherwise only sign-ins recent enough count.
         if request.maxAge == 0 { prompts.insert("login") }
@@ -96,12 +103,28 @@ public struct AuthorizeEndpoint: Sendable {
     private func issue(_ request: AuthorizationRequest, with session: LoginSession, rememberFor browser: BrowserContext?) async -> AuthorizeOutcome {
         do {
             let location = try await authorizations.issueCode(request, session: session)
+            await noteUse(of: session)
             guard browser != nil else { return .redirect(location) }
             return .redirect(location, sso: await sso.remember(session, client: request.client, ssoToken: nil))
         } catch let error as OAuthError {
             return .redirect(request.errorTarget.url(for: error))
         } catch {
             return .redirect(request.errorTarget.url(for: .internalFailure("SSO sign-in: \(error)")))
+        }
+    }
+
+    /// How often SSO reuse writes a session's last use (the account page shows it to the minute).
+    static let lastUseResolution: TimeInterval = 60
+
+    /// Notes an SSO reuse as the session's last use, at most once a minute per session, and
+    /// never failing the sign-in over it.
+    private func noteUse(of session: LoginSession) async {
+        let now = context.clock.now()
+        if let last = session.lastUsedAt, now.timeIntervalSince(last) < Self.lastUseResolution { return }
+        do {
+            try await context.store.touchSession(id: session.id, at: now)
+        } catch {
+            context.logger.warning("could not note a session's last use", metadata: ["error": "\(error)"])
         }
     }
 

@@ -36,9 +36,10 @@ public struct PasswordSignIn: Sendable {
     /// - Parameters:
     ///   - csrfToken: the form's `csrf_token` field.
     ///   - browserBinding: the browser's binding cookie.
+    ///   - userAgent: the browser's User-Agent, kept in a browser sign-in's session (the account page).
     public func signIn(pendingId: String, parameters: OAuthParameters, csrfToken: String?,
                                    browserBinding: String? = nil,
-                                   clientAddress: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+                                   clientAddress: String? = nil, userAgent: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
         let pending: PendingAuthorization
         do {
             guard let found = try await authorizations.find(id: pendingId) else {
@@ -112,7 +113,7 @@ public struct PasswordSignIn: Sendable {
                     }
                     return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
                                                                        amr: ["pwd"], browserBound: fromStartingBrowser,
-                                                                       clientAddress: clientAddress))
+                                                                       clientAddress: clientAddress, userAgent: userAgent))
                 }
                 let amr: [String]
                 do {
@@ -123,7 +124,7 @@ public struct PasswordSignIn: Sendable {
                 }
                 return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
                                                                    amr: amr, browserBound: fromStartingBrowser,
-                                                                   clientAddress: clientAddress))
+                                                                   clientAddress: clientAddress, userAgent: userAgent))
             }
         } catch let failure as AuthorizationFailure {
             throw failure

@@ -78,9 +78,17 @@ public struct PendingAuthorizations: Sendable {
     /// consumed), the session and its code go to storage in one write. An app instance bound to
     /// another user is refused first, storing nothing; an unbound one stays unbound: only
     /// redeeming the code with its own secret binds it (docs/security.md, rule 1).
+    ///
+    /// A browser sign-in (`browserBound`) keeps the browser's User-Agent and address in the
+    /// session, for the user's account page (docs/account.md); an app's (API mode) keeps neither.
     func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String?, client: ResolvedClient,
-                  identity: ConnectorIdentity, amr: [String], browserBound: Bool, clientAddress: String?) async throws -> SignInCompletion {
-        let session = try issuer.makeSession(identity: identity, client: client, amr: amr)
+                  identity: ConnectorIdentity, amr: [String], browserBound: Bool, clientAddress: String?,
+                  userAgent: String? = nil) async throws -> SignInCompletion {
+        var session = try issuer.makeSession(identity: identity, client: client, amr: amr)
+        if browserBound {
+            session.userAgent = LoginSession.storedUserAgent(userAgent)
+            session.clientAddress = clientAddress
+        }
         try binding.checkMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
         guard try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {

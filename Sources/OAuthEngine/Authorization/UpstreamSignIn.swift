@@ -59,7 +59,7 @@ public struct UpstreamSignIn: Sendable {
     /// The SAML ACS first bounces a cross-site POST through a same-site one so that the binding
     /// cookie (SameSite=Lax) comes along; see the application's ACS controller.
     public func finish(kind: CallbackKind, parameters: [String: String], browserBinding: String?,
-                       clientAddress: String? = nil) async throws(AuthorizationFailure) -> UpstreamSignInResult {
+                       clientAddress: String? = nil, userAgent: String? = nil) async throws(AuthorizationFailure) -> UpstreamSignInResult {
         let relayName = kind == .oauthCallback ? "state" : "RelayState"
         guard let relayState = parameters[relayName], !relayState.isEmpty else {
             throw .cannotRedirect(.invalidRequest("The response carries no \(relayName): unsolicited responses are refused."))
@@ -135,7 +135,8 @@ public struct UpstreamSignIn: Sendable {
                     return .secondStep(try await secondStep.hold(pending, consuming: nil, step: step, identity: identity))
                 }
                 return .signedIn(try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, amr: [],
-                                                                   browserBound: true, clientAddress: clientAddress))
+                                                                   browserBound: true, clientAddress: clientAddress,
+                                                                   userAgent: userAgent))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

@@ -138,12 +138,13 @@ public struct RegistrationEndpoint: Sendable {
         try await revokeInstance(instance)
     }
 
-    /// Removes an instance and revokes its token families (DELETE and `idconnect clients revoke`);
-    /// its session ends too unless another app still holds a family in it.
-    public func revokeInstance(_ instance: RegisteredClient) async throws {
+    /// Removes an instance and revokes its token families (DELETE, `idconnect clients revoke`, and
+    /// the user removing the device on the account page); its session ends too unless another app
+    /// still holds a family in it. `by` is who asked (`client`, `user`), for the audit trail.
+    public func revokeInstance(_ instance: RegisteredClient, by: String = "client") async throws {
         try await revocation.revokeFamilies(ofClient: instance.clientId, at: context.clock.now(), reason: .instanceDeleted)
         _ = try await guarded("revoke instance") { try await context.store.deleteRegisteredClient(id: instance.clientId) }
-        context.audit.record(AuditEvent(.instanceDeleted, ["client": instance.clientId, "app_key": instance.appKey, "by": "client"]))
+        context.audit.record(AuditEvent(.instanceDeleted, ["client": instance.clientId, "app_key": instance.appKey, "by": by]))
     }
 
     /// Removes instances nobody signed in to within an hour of their registration (maintenance).

@@ -35,6 +35,8 @@ public final class BrokerEngine: Sendable {
     public let qrAPI: QRLoginAPI
     /// The second step of browser sign-ins: challenges, second factors, enrolment (docs/mfa.md).
     public let secondStep: SecondStepSignIn
+    /// The user's own account page (docs/account.md).
+    public let account: AccountEndpoint
 
     public init(issuer: String, state: EngineState, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
@@ -73,7 +75,8 @@ public final class BrokerEngine: Sendable {
         let validation = ValidationEndpoint(context: context, verifier: verifier, refresher: refresher, upstream: vault)
         let grants: [any TokenGrant] = [
             AuthorizationCodeGrant(codes: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
-                                   revocation: revocationService, clock: clock, logger: logger),
+                                   revocation: revocationService, clock: clock, logger: logger,
+                                   accountCallback: AccountEndpoint.callbackURL(issuer: issuer)),
             RefreshTokenGrant(families: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
                               revocation: revocationService, live: live, clock: clock),
             PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: store, issuer: issuerService, audit: audit),
@@ -98,6 +101,7 @@ public final class BrokerEngine: Sendable {
         introspection = IntrospectionEndpoint(context: context, clients: clients, validation: validation)
         revocation = RevocationEndpoint(context: context, clients: clients, verifier: verifier, revocation: revocationService)
         registration = RegistrationEndpoint(context: context, rateLimiter: rateLimiter, revocation: revocationService)
+        account = AccountEndpoint(context: context, sso: sso, authorize: authorize, factors: secondFactors, registration: registration)
         let upstreamLogout = UpstreamLogout(context: context, vault: vault)
         logout = LogoutEndpoint(context: context, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
         singleLogout = SingleLogoutEndpoint(context: context, upstreamLogout: upstreamLogout)

@@ -32,6 +32,17 @@ public enum VaultBindings {
         .init(purpose: "second-step-\(part)", owner: idHash)
     }
 
+    /// The account page's own sign-in between its start and its callback (the `idc_account`
+    /// cookie): the PKCE verifier and state nobody else sees.
+    static func accountFlow() -> Vault.Binding { .init(purpose: "account-flow", owner: "") }
+
+    /// An authenticator-app key being set up from the account page (a hidden form field), bound
+    /// to the session showing the page.
+    static func accountSetup(sessionId: String) -> Vault.Binding { .init(purpose: "account-totp", owner: sessionId) }
+
+    /// Recovery codes waiting to be shown once on the account page, under their handle's hash.
+    static func accountCodes(hash: String) -> Vault.Binding { .init(purpose: "account-codes", owner: hash) }
+
     /// A redirect connector's state between the redirect and the callback.
     static func upstreamState(idHash: String) -> Vault.Binding { .init(purpose: "upstream-state", owner: idHash) }
 

@@ -21,6 +21,9 @@ struct AuthorizationCodeGrant: TokenGrant {
     let revocation: Revocation
     let clock: any BrokerClock
     let logger: Logger
+    /// The account page's own redirect URI: its codes are redeemed by the account page alone
+    /// (docs/account.md, "Signing in"), never here.
+    let accountCallback: String
 
     func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
                clientAddress: String?) async throws -> TokenResponse {
@@ -62,6 +65,9 @@ struct AuthorizationCodeGrant: TokenGrant {
         guard now < code.expiresAt else { throw OAuthError.invalidGrant("The authorization code has expired.") }
         guard RedirectURL.same(redirectURI, code.redirectURI) else {
             throw OAuthError.invalidGrant("redirect_uri does not match the authorization request.")
+        }
+        guard code.redirectURI != accountCallback else {
+            throw OAuthError.invalidGrant("This code belongs to the account page's own sign-in.")
         }
         if let challenge = code.codeChallenge {
             guard let verifier = parameters["code_verifier"] else {

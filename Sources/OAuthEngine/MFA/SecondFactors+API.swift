@@ -14,7 +14,8 @@ extension SecondFactors {
             return amr
         case .enrol:
             throw OAuthError.mfaRequired("This account must set up a second factor before it can sign in from an app. "
-                + "Sign in once in a browser (the hosted login page, or \(context.issuer)/account) to set one up, then try again.")
+                + "Sign in once in a browser (the hosted login page, or \(context.issuer)/account?client_id=\(RedirectURL.encode(client.clientId))) "
+                + "to set one up, then try again.")
         case .verify(let enrolment):
             guard let otp, !otp.isEmpty else {
                 if enrolment.totp == nil && enrolment.recoveryCodesLeft == 0 {

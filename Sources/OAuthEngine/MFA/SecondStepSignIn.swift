@@ -94,13 +94,17 @@ public struct SecondStepSignIn: Sendable {
         var step: SecondStep
         var binding: String
         var owner: MFAOwner
+        /// The browser answering, kept in the session a completion starts (the account page).
+        var clientAddress: String?
+        var userAgent: String?
         var target: ErrorRedirect { ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state) }
     }
 
     static let expired = AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in page has expired. Start again from the app."))
 
     /// The second step `id` for the browser holding `binding`; `csrfToken` must match when given.
-    func load(_ id: String, binding: String?, csrfToken: String?, checkToken: Bool) async throws(AuthorizationFailure) -> Loaded {
+    func load(_ id: String, binding: String?, csrfToken: String?, checkToken: Bool, clientAddress: String? = nil,
+              userAgent: String? = nil) async throws(AuthorizationFailure) -> Loaded {
         guard id.utf8.count <= 128, let binding else { throw Self.expired }
         let idHash = Secrets.hash(id)
         let found: PendingAuthorization?
@@ -122,7 +126,7 @@ public struct SecondStepSignIn: Sendable {
             throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state))
         }
         return Loaded(id: id, idHash: idHash, pending: pending, client: client, step: step, binding: binding,
-                      owner: SecondFactors.owner(userId: step.userId, client: client))
+                      owner: SecondFactors.owner(userId: step.userId, client: client), clientAddress: clientAddress, userAgent: userAgent)
     }
 
     /// Saves the step's new state.
@@ -153,7 +157,8 @@ public struct SecondStepSignIn: Sendable {
             let identity = ConnectorIdentity(userId: held.userId, attributes: held.attributes, upstream: held.upstream,
                                              sessionEndsAt: held.sessionEndsAt)
             return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
-                                                               identity: identity, amr: amr, browserBound: true, clientAddress: nil))
+                                                               identity: identity, amr: amr, browserBound: true,
+                                                               clientAddress: loaded.clientAddress, userAgent: loaded.userAgent))
         } catch let failure as AuthorizationFailure {
             throw failure
         } catch let error as OAuthError {

@@ -76,11 +76,19 @@ enum MFAFixture {
 final class MFABrowser: @unchecked Sendable {
     let client: any TestClientProtocol
     var cookies: [String: String] = [:]
+    /// The User-Agent it sends (none by default).
+    var userAgent: String?
 
-    init(_ client: any TestClientProtocol) { self.client = client }
+    init(_ client: any TestClientProtocol, userAgent: String? = nil) {
+        self.client = client
+        self.userAgent = userAgent
+    }
 
+    /// The headers every request carries: the cookies, and the User-Agent when set.
     var cookieHeader: HTTPFields {
-        cookies.isEmpty ? [:] : [.cookie: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")]
+        var headers: HTTPFields = cookies.isEmpty ? [:] : [.cookie: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")]
+        if let userAgent { headers[.userAgent] = userAgent }
+        return headers
     }
 
     private func keep(_ response: TestResponse) -> TestResponse {

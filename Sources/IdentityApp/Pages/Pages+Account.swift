@@ -1,0 +1,129 @@
+import Foundation
+import Hummingbird
+import IdentityCore
+import Mustache
+import OAuthEngine
+import QRCode
+import WebAuthn
+
+/// The account pages (docs/account.md). Served like every hosted page: `no-store`,
+/// `frame-ancestors 'none'`, nothing from elsewhere but the auth service's own stylesheet.
+extension Pages {
+    /// The account page. `base` is the issuer (the forms post to `<issuer>/account/...`).
+    func account(_ model: AccountPageModel, base: String, status: HTTPResponse.Status = .ok) -> Response {
+        func action(_ path: String) -> String { Self.accountURL(base, path, model.clientId) }
+        let rows: (Date) -> String = Self.time
+        var values = common(model.heading, model.stylesheet)
+        values["heading"] = model.heading
+        values["csrfToken"] = model.csrfToken
+        values["notice"] = model.notice ?? false
+        values["error"] = model.error ?? false
+        values["recoveryCodes"] = model.recoveryCodes
+        values["hasRecoveryCodes"] = !model.recoveryCodes.isEmpty
+        values["userId"] = model.user.id
+        values["userName"] = model.user.name ?? false
+        values["userEmail"] = model.user.email ?? false
+        values["groups"] = model.user.groups.isEmpty ? false : model.user.groups.joined(separator: ", ")
+        values["browsers"] = model.browsers.map { row -> [String: Any] in
+            ["id": row.id, "label": [row.browser, row.os.map { "on \($0)" }].compactMap { $0 }.joined(separator: " "),
+             "address": row.address ?? false, "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false,
+             "current": row.isCurrent]
+        }
+        values["apps"] = model.apps.map { row -> [String: Any] in
+            ["clientId": row.clientId, "name": row.name, "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false,
+             "offline": row.offlineAccess ? "yes" : "no"]
+        }
+        values["devices"] = model.devices.map { row -> [String: Any] in
+            ["clientId": row.clientId, "softwareId": row.softwareId, "deviceType": row.deviceType, "registered": rows(row.registered),
+             "lastUsed": row.lastUsed.map(rows) ?? false]
+        }
+        if let factors = model.factors {
+            values["factors"] = [
+                "changesNeedSignIn": factors.changesNeedSignIn,
+                "authenticatorSince": factors.authenticatorSince.map(rows) ?? false,
+                "authenticatorLastUsed": factors.authenticatorLastUsed.map(rows) ?? false,
+                "offersAuthenticator": factors.offersAuthenticator, "offersPasskeys": factors.offersPasskeys,
+                "passkeys": factors.passkeys.enumerated().map { index, row -> [String: Any] in
+                    ["id": row.id, "name": row.name, "added": rows(row.added), "lastUsed": row.lastUsed.map(rows) ?? false, "index": index]
+                },
+                "recoveryCodesLeft": factors.recoveryCodesLeft, "hasFactor": factors.hasFactor,
+            ] as [String: Any]
+        } else {
+            values["factors"] = false
+        }
+        for (key, path) in [("signOutBrowserAction", "/browsers/sign-out"), ("removeAppAction", "/apps/remove"),
+                            ("removeDeviceAction", "/devices/remove"), ("removeAuthenticatorAction", "/authenticator/remove"),
+                            ("setupAuthenticatorLink", "/authenticator"), ("renamePasskeyAction", "/passkeys/rename"),
+                            ("removePasskeyAction", "/passkeys/remove"), ("addPasskeyLink", "/passkeys/new"),
+                            ("renewRecoveryCodesAction", "/recovery-codes"), ("signOutEverywhereAction", "/sign-out-everywhere")] {
+            values[key] = action(path)
+        }
+        return accountHTML(accountTemplate.render(values), status: status, stylesheet: model.stylesheet)
+    }
+
+    /// Setting up an authenticator app: the key as a QR code (rendered here) and as text.
+    func accountAuthenticator(_ model: AuthenticatorSetupModel, base: String, status: HTTPResponse.Status = .ok) -> Response {
+        var values = common("Set up an authenticator app", model.stylesheet)
+        do {
+            let symbol = try QRCode.encode(model.uri, correction: .medium)
+            values["image"] = try symbol.pngDataURL(moduleSize: 5, quietZone: 4)
+            values["size"] = (symbol.size + 8) * 5
+        } catch {
+            return errorPage(.internalFailure("QR code: \(error)"))
+        }
+        values["secret"] = model.secret
+        values["setup"] = model.sealedSetup
+        values["csrfToken"] = model.csrfToken
+        values["error"] = model.error ?? false
+        values["action"] = Self.accountURL(base, "/authenticator", model.clientId)
+        values["back"] = Self.accountURL(base, "", model.clientId)
+        return accountHTML(accountAuthenticatorTemplate.render(values), status: status, stylesheet: model.stylesheet)
+    }
+
+    /// Adding a passkey: the broker's own script (inline under a nonce) runs the ceremony.
+    func accountPasskey(_ model: PasskeySetupModel, base: String) -> Response {
+        let nonce = Secrets.randomToken(bytes: 16)
+        var values = common("Add a passkey", model.stylesheet)
+        values["options"] = model.options
+        values["csrfToken"] = model.csrfToken
+        values["action"] = Self.accountURL(base, "/passkeys", model.clientId)
+        values["back"] = Self.accountURL(base, "", model.clientId)
+        values["nonce"] = nonce
+        values["script"] = PasskeysScript.source
+        return accountHTML(accountPasskeyTemplate.render(values), status: .ok, stylesheet: model.stylesheet, scriptNonce: nonce)
+    }
+
+    /// This browser's sign-in ended (signed out here, or everywhere).
+    func accountSignedOut(message: String, signInAgain: String, stylesheet: URL?) -> Response {
+        var values = common("Signed out", stylesheet)
+        values["message"] = message
+        values["again"] = signInAgain
+        values["wide"] = false
+        return accountHTML(accountSignedOutTemplate.render(values), status: .ok, stylesheet: stylesheet)
+    }
+
+    private func common(_ title: String, _ stylesheet: URL?) -> [String: Any] {
+        ["title": title, "stylesheet": stylesheet?.absoluteString ?? false, "extraStyle": PageTemplates.accountStyle, "wide": true]
+    }
+
+    /// The HTML answer with the hosted pages' headers; a passkey page may run its nonce'd script.
+    private func accountHTML(_ text: String, status: HTTPResponse.Status, stylesheet: URL?, scriptNonce: String? = nil) -> Response {
+        var response = Responses.html(text, status: status, styleSources: stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])
+        let styles = (["'self'", "'unsafe-inline'"] + (stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])).joined(separator: " ")
+        let script = scriptNonce.map { "script-src 'nonce-\($0)'; connect-src 'self'; " } ?? ""
+        response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src \(styles); img-src data:; \(script)"
+            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        return response
+    }
+
+    static func accountURL(_ base: String, _ path: String, _ clientId: String) -> String {
+        RedirectURL.build("\(base)/account\(path)", [("client_id", clientId)])
+    }
+
+    /// A moment as the page shows it: `<time>` with the instant, read as UTC to the minute.
+    static func time(_ date: Date) -> String {
+        let instant = ISO8601DateFormatter.string(from: date, timeZone: TimeZone(identifier: "UTC")!, formatOptions: [.withInternetDateTime])
+        let shown = instant.prefix(16).replacingOccurrences(of: "T", with: " ") + " UTC"
+        return "<time datetime=\"\(instant)\">\(shown)</time>"
+    }
+}
