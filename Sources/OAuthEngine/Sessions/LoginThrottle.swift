@@ -72,6 +72,15 @@ public struct LoginThrottle: Sendable {
         try await store.throttleSucceeded(reset: keys.username, release: keys.address)
     }
 
+    /// An attempt the identity source never answered (an outage, a timeout): nothing was learned
+    /// about the password, so both counters get the attempt back. Without this, one outage seen by
+    /// the users behind one address held all of them back for the whole window afterwards. A wrong
+    /// password is still counted: it is answered as a refusal, not as unavailable.
+    public func unanswered(_ keys: Keys, store: any ThrottleStore) async throws {
+        try await store.throttleSucceeded(reset: nil, release: keys.address)
+        try await store.throttleSucceeded(reset: nil, release: keys.username)
+    }
+
     private func rule(_ key: String, _ policy: Policy) -> ThrottleRule {
         ThrottleRule(keyHash: key, limit: policy.limit, window: policy.window, spacing: policy.spacing)
     }

@@ -85,6 +85,9 @@ struct PasswordChecker: Sendable {
         } catch {
             let failure = ConnectorErrors.oauthError(for: error)
             let outcome = failure.code == .temporarilyUnavailable ? "unavailable" : "error"
+            if failure.code == .temporarilyUnavailable {
+                try await guarded("throttle") { try await throttle.unanswered(keys, store: counters) }
+            }
             metrics.login(connector: type, outcome: outcome)
             audit.signInFailed(client: client, address: clientAddress, user: username, reason: outcome)
             logger.warning("connector failure", metadata: ["authService": "\(client.service.id)", "error": "\(failure.debug ?? failure.errorDescription)"])

@@ -66,7 +66,7 @@ enum ScriptableAuthLink {
         case "denied-object": return json(401, #"{"authError":{"error":"access_denied","error_description":"Account is locked."}}"#)
         case "authError-string": return json(401, #"{"authError":"LDAP backend exploded"}"#)
         case "server-error": return json(401, #"{"authError":{"error":"server_error","error_description":"Backend bug."}}"#)
-        case "unavailable": return json(401, #"{"authError":{"error":"temporarily_unavailable","error_description":"Mainframe batch window."}}"#)
+        case let name where name.hasPrefix("unavailable"): return json(401, #"{"authError":{"error":"temporarily_unavailable","error_description":"Mainframe batch window."}}"#)
         case "other-error": return json(401, #"{"authError":{"error":"weird_error"}}"#)
         case "not-authenticated": return json(200, #"{"authenticated":false}"#)
         case "no-token": return json(200, #"{"authenticated":true}"#)
