@@ -75,17 +75,12 @@ struct SecretReferences {
             let path = reference.argument
             guard !path.isEmpty else { return .failure(.init(message: "empty ${file:} reference")) }
             let url = path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
-            // Only regular files of a sane size: `${file:/dev/zero}` or a FIFO would otherwise read
-            // forever and a stray multi-gigabyte file would be loaded whole.
-            let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-            if let type = attributes?[.type] as? FileAttributeType, type != .typeRegular {
-                return .failure(.init(message: "\(url.path) is not a regular file"))
-            }
-            if let size = attributes?[.size] as? NSNumber, size.intValue > Self.maxFileBytes {
-                return .failure(.init(message: "file \(url.path) is larger than \(Self.maxFileBytes / 1024) KiB"))
-            }
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                return .failure(.init(message: "cannot read file \(url.path)"))
+            let data: Data
+            switch ConfigFileReading.read(url.path, maxBytes: Self.maxFileBytes) {
+            case .success(let read): data = read
+            case .failure(.notRegularFile): return .failure(.init(message: "\(url.path) is not a regular file"))
+            case .failure(.tooLarge(let limit)): return .failure(.init(message: "file \(url.path) is larger than \(limit / 1024) KiB"))
+            case .failure(.unreadable): return .failure(.init(message: "cannot read file \(url.path)"))
             }
             guard let text = String(data: data, encoding: .utf8) else {
                 return .failure(.init(message: "file \(url.path) is not UTF-8 text"))

@@ -17,11 +17,19 @@ enum YAMLFiles {
         return files.sorted { $0.path < $1.path }
     }
 
+    /// The largest configuration file read (the largest real ones are a few KiB).
+    static let maxFileBytes = 4 << 20
+
     /// Parses one file; problems (syntax, unresolvable references) go to `problems`.
     static func parse(file: URL, displayName: String, references: inout SecretReferences,
                       problems: ProblemSink) -> ConfigNode? {
-        guard let data = FileManager.default.contents(atPath: file.path),
-              let text = String(data: data, encoding: .utf8) else {
+        let read = ConfigFileReading.read(file.path, maxBytes: maxFileBytes)
+        if case .failure(let failure) = read, failure != .unreadable {
+            let reason = failure == .notRegularFile ? "not a regular file" : "larger than \(maxFileBytes >> 20) MiB"
+            problems.add(ConfigProblem(location: .init(file: displayName, line: 0), keyPath: "", reason: reason))
+            return nil
+        }
+        guard case .success(let data) = read, let text = String(data: data, encoding: .utf8) else {
             problems.add(ConfigProblem(location: .init(file: displayName, line: 0), keyPath: "", reason: "cannot read file as UTF-8 text"))
             return nil
         }
