@@ -187,9 +187,11 @@ def check_database_restart(a, b, postgres_dir):
     stop_script = os.path.join(ROOT, "scripts/peers/postgres-stop.sh")
     start_script = os.path.join(ROOT, "scripts/peers/postgres-start.sh")
     issued = tokens(a.port, "restart")
+    status, _, body = call(b.port, "POST", "/oauth/auth", {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code"})
+    pending = urllib.parse.urlsplit(json.loads(body)["temp_login_uri"]).path if status == 200 else fail(f"/oauth/auth {status}")
     subprocess.run([stop_script, postgres_dir, "--keep"], check=True)
     try:
-        check_database_down(a, b, issued)
+        check_database_down(a, b, issued, pending)
     finally:
         subprocess.run([start_script, postgres_dir], check=True, stdout=subprocess.DEVNULL)
     for instance in (a, b):
@@ -202,7 +204,7 @@ def check_database_restart(a, b, postgres_dir):
     print("  PostgreSQL restarted: /readyz and requests 503 meanwhile, both instances recovered without a restart")
 
 
-def check_database_down(a, b, issued):
+def check_database_down(a, b, issued, pending):
     for instance in (a, b):
         status = call(instance.port, "GET", "/readyz", timeout=10)[0]
         if status != 503:
@@ -215,6 +217,15 @@ def check_database_down(a, b, issued):
     status, _, body = validate(a.port, issued["access_token"])
     if status != 503 or time.time() - started > 8:
         fail(f"validate with the database down: {status} after {time.time() - started:.1f}s: {body[:200]}")
+    # Starting a sign-in needs the database too: 503, never a 500.
+    status, _, body = call(b.port, "POST", "/oauth/auth", {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code"})
+    if status != 503:
+        fail(f"starting a sign-in with the database down: {status}: {body[:200]}")
+    # Finishing one begun before: 503 as well, never a 500 (found by scripts/soak.py).
+    status, _, body = call(b.port, "POST", pending, {"client_id": CLIENT, "redirect_uri": REDIRECT, "response_type": "code",
+                                                     "username": "restart", "password": "pw"})
+    if status != 503:
+        fail(f"finishing a sign-in with the database down: {status}: {body[:200]}")
 
 
 def main():

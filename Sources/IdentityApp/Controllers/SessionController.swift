@@ -81,7 +81,7 @@ struct SessionController {
         } catch let error as OAuthError {
             response = services.pages.errorPage(error)
         } catch {
-            response = services.pages.errorPage(.internalFailure("\(error)"))
+            response = services.pages.errorPage(.wrapping(error, "request"))
         }
         return response
     }

@@ -42,7 +42,7 @@ struct SingleLogoutController {
         } catch let error as OAuthError {
             response = services.pages.errorPage(error)
         } catch {
-            response = services.pages.errorPage(.internalFailure("\(error)"))
+            response = services.pages.errorPage(.wrapping(error, "request"))
         }
         if accepted { services.cookies.clearSSO(on: &response) }
         return response

@@ -32,7 +32,7 @@ struct ErrorMiddleware: RouterMiddleware {
             return Responses.error(OAuthError(code, message, status: status.code))
         } catch {
             context.logger.error("unexpected failure", metadata: ["error": "\(error)"])
-            return Responses.error(.internalFailure("\(error)"))
+            return Responses.error(.wrapping(error, "request"))
         }
     }
 }

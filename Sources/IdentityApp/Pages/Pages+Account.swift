@@ -69,7 +69,7 @@ extension Pages {
             values["image"] = try symbol.pngDataURL(moduleSize: 5, quietZone: 4)
             values["size"] = (symbol.size + 8) * 5
         } catch {
-            return errorPage(.internalFailure("QR code: \(error)"))
+            return errorPage(.wrapping(error, "QR code"))
         }
         values["secret"] = model.secret
         values["setup"] = model.sealedSetup

@@ -15,7 +15,7 @@ extension Pages {
             image = try symbol.pngDataURL(moduleSize: 6, quietZone: 4)
             size = (symbol.size + 8) * 6
         } catch {
-            return errorPage(.internalFailure("QR code: \(error)"))
+            return errorPage(.wrapping(error, "QR code"))
         }
         let nonce = Secrets.randomToken(bytes: 16)
         let values: [String: Any] = [

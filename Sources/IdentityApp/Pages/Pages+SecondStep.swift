@@ -25,7 +25,7 @@ extension Pages {
                 values["totpSetup"] = ["image": try symbol.pngDataURL(moduleSize: 5, quietZone: 4), "size": (symbol.size + 8) * 5,
                                        "secret": setup.secret]
             } catch {
-                return errorPage(.internalFailure("QR code: \(error)"))
+                return errorPage(.wrapping(error, "QR code"))
             }
         }
         if let options = model.passkeyOptions, let action = model.passkeyAction {

@@ -138,7 +138,7 @@ public struct AccountEndpoint: Sendable {
         } catch let failure as AuthorizationFailure {
             return AccountResult(.errorPage(failure.error))
         } catch {
-            return AccountResult(.errorPage(.internalFailure("account page: \(error)")))
+            return AccountResult(.errorPage(.wrapping(error, "account page")))
         }
     }
 

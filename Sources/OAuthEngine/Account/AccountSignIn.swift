@@ -45,7 +45,7 @@ extension AccountEndpoint {
         do {
             sealed = Base64URL.encode(Array(try context.vault.seal(try JSONEncoder.sortedCompact.encode(flow), VaultBindings.accountFlow())))
         } catch {
-            return AccountResult(.errorPage(.internalFailure("account sign-in: \(error)")))
+            return AccountResult(.errorPage(.wrapping(error, "account sign-in")))
         }
         let browser = BrowserContext(ssoToken: request.ssoToken, webSSOValue: nil, binding: request.binding,
                                      clientAddress: request.clientAddress)

@@ -71,7 +71,7 @@ extension AuthorizationRequest {
         }
         let found: ResolvedClient?
         do { found = try await lookup(clientId) } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "client lookup"))
         }
         guard let client = found else {
             throw .cannotRedirect(OAuthError(.invalidClient, "Unknown client.", status: 400))

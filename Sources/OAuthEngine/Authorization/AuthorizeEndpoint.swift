@@ -94,7 +94,7 @@ public struct AuthorizeEndpoint: Sendable {
                 return AuthorizeResult(outcome: .redirect(page), binding: binding, clearWebSSO: false)
             }
         } catch {
-            let failure = (error as? OAuthError) ?? .internalFailure("second factor check: \(error)")
+            let failure = OAuthError.wrapping(error, "second factor check")
             return AuthorizeResult(outcome: .redirect(request.errorTarget.url(for: failure)), binding: nil, clearWebSSO: false)
         }
         return AuthorizeResult(outcome: await issue(request, with: session, rememberFor: remembered), binding: nil, clearWebSSO: false)
@@ -109,7 +109,7 @@ public struct AuthorizeEndpoint: Sendable {
         } catch let error as OAuthError {
             return .redirect(request.errorTarget.url(for: error))
         } catch {
-            return .redirect(request.errorTarget.url(for: .internalFailure("SSO sign-in: \(error)")))
+            return .redirect(request.errorTarget.url(for: .wrapping(error, "SSO sign-in")))
         }
     }
 
@@ -154,7 +154,7 @@ public struct AuthorizeEndpoint: Sendable {
             let mode: PendingAuthorization.Mode = request.client.service.customizedLogin.isPage ? .api : .browser
             id = try await authorizations.begin(request, mode: mode, browserBinding: binding, clientAddress: browser.clientAddress)
         } catch {
-            return result(.errorPage((error as? OAuthError) ?? .internalFailure("begin authorization: \(error)")))
+            return result(.errorPage(.wrapping(error, "begin authorization")))
         }
         if case .page(let pageURL) = request.client.service.customizedLogin {
             return result(.customPage(RedirectURL.build(pageURL.absoluteString, [

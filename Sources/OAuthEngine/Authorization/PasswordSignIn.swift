@@ -47,7 +47,7 @@ public struct PasswordSignIn: Sendable {
             }
             pending = found
         } catch let failure as AuthorizationFailure { throw failure } catch {
-            throw .cannotRedirect(.internalFailure("pending lookup: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "pending lookup"))
         }
         let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
         if let clientId = parameters["client_id"], clientId != pending.clientId,
@@ -68,7 +68,7 @@ public struct PasswordSignIn: Sendable {
         }
         let resolved: ResolvedClient?
         do { resolved = try await authorizations.client(for: pending) } catch {
-            throw .redirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"), target)
+            throw .redirect(.wrapping(error, "client lookup"), target)
         }
         guard let client = resolved else {
             throw .redirect(.unauthorizedClient("The client is no longer configured."), target)
@@ -131,7 +131,7 @@ public struct PasswordSignIn: Sendable {
         } catch let error as OAuthError {
             throw .redirect(error, target)
         } catch {
-            throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
+            throw .redirect(.wrapping(error, "sign-in completion"), target)
         }
     }
 
@@ -151,7 +151,7 @@ public struct PasswordSignIn: Sendable {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in link was already used."))
             }
         } catch let failure as AuthorizationFailure { throw failure } catch {
-            throw .cannotRedirect(.internalFailure("pending update: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "pending update"))
         }
         return .redirect(target.url(for: error))
     }

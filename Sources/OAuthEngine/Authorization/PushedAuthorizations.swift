@@ -74,7 +74,7 @@ public struct PushedAuthorizations: Sendable {
         } catch let failure as AuthorizationFailure {
             throw failure
         } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("pushed request: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "pushed request"))
         }
         guard parameters["client_id"] == payload.clientId else {
             throw .cannotRedirect(.invalidRequest("This pushed request belongs to another client."))
@@ -82,7 +82,7 @@ public struct PushedAuthorizations: Sendable {
         do {
             return (try OAuthParameters(pairs: payload.pairs.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }), true)
         } catch {
-            throw .cannotRedirect(.internalFailure("pushed request: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "pushed request"))
         }
     }
 }

@@ -32,7 +32,7 @@ public struct UpstreamSignIn: Sendable {
         do {
             try await rateLimiter.admit(.authorization, clientAddress: clientAddress)
         } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("rate limit: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "rate limit"))
         }
         let start: RedirectLoginStart
         do {
@@ -46,7 +46,7 @@ public struct UpstreamSignIn: Sendable {
             let sealed = try context.vault.seal(start.savedState, VaultBindings.upstreamState(idHash: Secrets.hash(id)))
             _ = try await authorizations.begin(request, mode: .upstream, browserBinding: browserBinding, upstreamState: sealed, id: id)
         } catch {
-            throw .redirect(.internalFailure("begin upstream login: \(error)"), target)
+            throw .redirect(.wrapping(error, "begin upstream login"), target)
         }
         return start.action
     }
@@ -78,7 +78,7 @@ public struct UpstreamSignIn: Sendable {
             client = foundClient
             connector = foundConnector
         } catch let failure as AuthorizationFailure { throw failure } catch {
-            throw .cannotRedirect(.internalFailure("pending lookup: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "pending lookup"))
         }
         guard PendingAuthorizations.isStartingBrowser(pending, browserBinding) else {
             throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
@@ -92,7 +92,7 @@ public struct UpstreamSignIn: Sendable {
             }
             savedState = try pending.upstreamState.map { try context.vault.open($0, VaultBindings.upstreamState(idHash: idHash)) } ?? Data()
         } catch let failure as AuthorizationFailure { throw failure } catch {
-            throw .cannotRedirect(.internalFailure("upstream state: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "upstream state"))
         }
         let result: LoginResult
         do {
@@ -142,7 +142,7 @@ public struct UpstreamSignIn: Sendable {
             } catch let error as OAuthError {
                 throw .redirect(error, target)
             } catch {
-                throw .redirect(.internalFailure("sign-in completion: \(error)"), target)
+                throw .redirect(.wrapping(error, "sign-in completion"), target)
             }
         }
     }

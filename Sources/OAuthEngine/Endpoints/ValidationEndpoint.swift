@@ -71,7 +71,7 @@ public struct ValidationEndpoint: Sendable {
         do {
             return (fresh, try upstream.open(of: session))
         } catch {
-            throw OAuthError.internalFailure("open upstream token: \(error)")
+            throw OAuthError.wrapping(error, "open upstream token")
         }
     }
 

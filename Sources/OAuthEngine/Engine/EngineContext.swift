@@ -69,3 +69,17 @@ extension Optional {
         return try await transform(value)
     }
 }
+
+extension OAuthError {
+    /// What an unexpected failure in step `what` answers: an OAuth error as it is, an unreachable
+    /// database 503 `temporarily_unavailable` (found by the soak run: sign-ins answered 500 while
+    /// PostgreSQL restarted), anything else a logged 500 without details.
+    public static func wrapping(_ error: any Error, _ what: String) -> OAuthError {
+        switch error {
+        case let error as OAuthError: error
+        case let failure as AuthorizationFailure: failure.error
+        case let error as StorageUnavailable: .unavailable("The service is temporarily unavailable; try again.", debug: "\(what): \(error)")
+        default: .internalFailure("\(what): \(error)")
+        }
+    }
+}

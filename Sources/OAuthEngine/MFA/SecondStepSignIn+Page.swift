@@ -17,7 +17,7 @@ extension SecondStepSignIn {
 
     static func failure(_ error: any Error) -> AuthorizationFailure {
         if let failure = error as? AuthorizationFailure { return failure }
-        return .cannotRedirect((error as? OAuthError) ?? .internalFailure("second step: \(error)"))
+        return .cannotRedirect(.wrapping(error, "second step"))
     }
 
     /// The user's factors that the auth service allows now.

@@ -109,7 +109,7 @@ public struct SecondStepSignIn: Sendable {
         let idHash = Secrets.hash(id)
         let found: PendingAuthorization?
         do { found = try await guarded("second step", { try await context.store.pending(idHash: idHash) }) } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("second step: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "second step"))
         }
         guard let pending = found, context.clock.now() < pending.expiresAt, pending.mode == .browser, let step = pending.secondStep,
               PendingAuthorizations.isStartingBrowser(pending, binding) else { throw Self.expired }
@@ -120,7 +120,7 @@ public struct SecondStepSignIn: Sendable {
         }
         let client: ResolvedClient?
         do { client = try await authorizations.client(for: pending) } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("client lookup: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "client lookup"))
         }
         guard let client else {
             throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state))
@@ -164,7 +164,7 @@ public struct SecondStepSignIn: Sendable {
         } catch let error as OAuthError {
             throw .redirect(error, loaded.target)
         } catch {
-            throw .redirect(.internalFailure("second step completion: \(error)"), loaded.target)
+            throw .redirect(.wrapping(error, "second step completion"), loaded.target)
         }
     }
 
@@ -180,7 +180,7 @@ public struct SecondStepSignIn: Sendable {
             }
             try await save(loaded, step)
         } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("second step: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "second step"))
         }
         var updated = loaded
         updated.step = step

@@ -79,7 +79,7 @@ public struct QRLoginBrowser: Sendable {
             // Every code is a stored row: counted like the authorization requests that store one.
             try await rateLimiter.admit(.authorization, clientAddress: clientAddress)
         } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("rate limit: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "rate limit"))
         }
         let code = UUID().uuidString.lowercased()
         let now = context.clock.now()
@@ -92,7 +92,7 @@ public struct QRLoginBrowser: Sendable {
         do {
             try await guarded("store QR sign-in") { try await context.store.insertQRLogin(login) }
         } catch {
-            throw .cannotRedirect((error as? OAuthError) ?? .internalFailure("QR sign-in: \(error)"))
+            throw .cannotRedirect(.wrapping(error, "QR sign-in"))
         }
         return display(code: code, login: login, client: client, settings: settings)
     }
@@ -144,7 +144,7 @@ public struct QRLoginBrowser: Sendable {
             } catch let error as OAuthError {
                 throw .redirect(error, target)
             } catch {
-                throw .redirect(.internalFailure("QR sign-in completion: \(error)"), target)
+                throw .redirect(.wrapping(error, "QR sign-in completion"), target)
             }
         }
     }

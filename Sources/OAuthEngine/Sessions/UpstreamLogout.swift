@@ -82,7 +82,7 @@ struct UpstreamLogout: Sendable {
         do {
             pending = try JSONDecoder().decode(Pending.self, from: try context.vault.open(taken.sealed, VaultBindings.upstreamLogout(hash: hash)))
         } catch {
-            throw OAuthError.internalFailure("logout state: \(error)")
+            throw OAuthError.wrapping(error, "logout state")
         }
         guard let connector = context.state.directory.resolve(pending.clientId)?.authService.connector as? any SingleLogoutConnector else {
             throw OAuthError.invalidRequest("This sign-out's auth service is no longer configured; you are signed out of this service.")
