@@ -5,6 +5,25 @@ import IdentityCore
 public struct DiscoveryEndpoint: Sendable {
     let context: EngineContext
     let grantTypes: [String]
+    private let cache: DocumentCache
+    private let jwksCache: DocumentCache
+
+    init(context: EngineContext, grantTypes: [String]) {
+        self.context = context
+        self.grantTypes = grantTypes
+        cache = DocumentCache(live: context.live)
+        jwksCache = DocumentCache(live: context.live)
+    }
+
+    /// The document as served: built once per configuration and key set.
+    public func cached() -> CachedDocument {
+        cache.document { (try? JSONEncoder.sortedCompact.encode(document())) ?? Data("{}".utf8) }
+    }
+
+    /// The JWKS as served, with its entity tag (new after a key rotation or reload).
+    public func jwks() -> CachedDocument {
+        jwksCache.document { context.state.keys.jwksDocument }
+    }
 
     public func document() -> [String: JSONValue] {
         let state = context.state
