@@ -76,6 +76,13 @@ scripts/conformance/run.sh "$(swift build --show-bin-path)/idconnect"
 # (docs/security.md, rule 13).
 python3 scripts/security/flood-check.py "$(swift build --show-bin-path)/idconnect"
 python3 scripts/multi-instance-test.py "$(swift build --show-bin-path)/idconnect"
+# Soak with faults, the 2-minute version (docs/fuzzing.md): two instances on PostgreSQL under mixed
+# load through AuthLink and LDAP while B is killed, PostgreSQL restarts and the AuthLink stalls;
+# no refresh token lost, nothing spent twice, no 5xx outside the database restart.
+python3 scripts/soak.py "$(swift build --show-bin-path)/idconnect" --minutes 2 --kill-every 40 --workers 6
+# Property-based tests of every documented operation from docs/openapi.yaml (schemathesis, 100
+# generated requests per operation and phase, with and without client credentials).
+python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconnect" --examples 100
 # docs/api-resources.md end to end: the example resource servers (PyJWT, jwt-kit) and authlib with PAR.
 .venv-peers/bin/python scripts/api-resources-check.py "$(swift build --show-bin-path)/idconnect" \
   "$(swift build --show-bin-path)/resource-server-example"

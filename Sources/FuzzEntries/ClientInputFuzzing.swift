@@ -28,8 +28,9 @@ enum ClientInputFuzzing {
         // Parameters are appended after the registered URI, never into it: the base stays a prefix
         // and the values cannot add a fragment or another parameter.
         let built = RedirectURL.build(registered, [("state", requested), ("code", "c0de")])
-        require(built.hasPrefix(registered), "the built URL does not start with the redirect URI")
-        let appended = built.dropFirst(registered.utf8.count)
+        // Bytes, not Characters: a prepended concatenation mark (U+0600…) joins the next character.
+        require(built.utf8.starts(with: registered.utf8), "the built URL does not start with the redirect URI")
+        let appended = String(decoding: built.utf8.dropFirst(registered.utf8.count), as: UTF8.self)
         require(!appended.contains("#"), "an appended value added a fragment")
         require(appended.hasSuffix("&code=c0de"), "the code is not the last parameter as the Android SDK expects")
         require(appended.filter { $0 == "&" }.count == (registered.contains("?") ? 2 : 1), "a value added a parameter")

@@ -4,15 +4,20 @@
 # kept in .build-fuzz/corpus. Fails on any crash, property violation, leak, timeout or OOM, and
 # prints executions per second and coverage per target.
 #
-#   scripts/fuzz/run.sh [--seconds N] [--no-build] [target ...]     (default: 60 s, all targets)
+#   scripts/fuzz/run.sh [--seconds N] [--runs N --seed S] [--no-build] [target ...]
+#
+# Default: 60 s per target, all targets. --runs N stops each target after N inputs instead (with
+# --seed, a reproducible run: what .ci/run uses).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-seconds=60 build=1 targets=()
+seconds=60 runs="" seed="" build=1 targets=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
+        --runs) runs="$2"; shift 2 ;;
+        --seed) seed="$2"; shift 2 ;;
         --no-build) build=0; shift ;;
-        -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
         *) targets+=("$1"); shift ;;
     esac
 done
@@ -32,6 +37,9 @@ out="$root/.build-fuzz"
 mkdir -p "$out"
 if [ "$build" = 1 ]; then
     echo "building the fuzz harness (first build: several minutes)…"
+    # SwiftPM re-plans a path dependency only when the root manifest changes: without this, files
+    # added to the broker's targets since the last fuzz build are missing from it.
+    touch "$root/Fuzz/Package.swift"
     (cd "$root/Fuzz" && swift build --build-path "$out" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library) \
         > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; echo "fuzz build failed (log: $out/build.log)" >&2; exit 1; }
 fi
@@ -46,7 +54,11 @@ for target in "${targets[@]}"; do
     log="$out/logs/$target.log"
     mkdir -p "$(dirname "$log")"
     set +e
-    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp:print_suppressions=0" IDC_FUZZ_TARGET="$target" "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    # Leaks are checked per input (libFuzzer re-runs an input whose mallocs outnumber its frees
+    # under LeakSanitizer); the at-exit check would only report the process's lifetime globals.
+    # Swift's own crash handler is off so AddressSanitizer reports the fault.
+    SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$root/Fuzz/lsan.supp:print_suppressions=0:leak_check_at_exit=0" \
+        IDC_FUZZ_TARGET="$target" "$binary" ${runs:+-runs=$runs} ${seed:+-seed=$seed} -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -max_len="$(max_len "$target")" -print_final_stats=1 -artifact_prefix="$artifacts/" \
         "$work" "$root/Fuzz/corpus/$target" > "$log" 2>&1
     status=$?
