@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCore
 
 /// Escaping for values put into LDAP filters and DNs, so that user input is always data.
 public enum LDAPEscaping {
@@ -74,7 +75,7 @@ public enum LDAPEscaping {
             if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "+") { break }
             if byte == UInt8(ascii: "\\") {
                 guard index + 1 < bytes.count else { return nil }
-                if index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                if index + 2 < bytes.count, let high = HexDigit.value(bytes[index + 1]), let low = HexDigit.value(bytes[index + 2]) {
                     value.append(high << 4 | low)
                     index += 3
                 } else {
@@ -93,14 +94,5 @@ public enum LDAPEscaping {
     private static func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

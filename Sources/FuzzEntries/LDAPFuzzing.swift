@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCore
 import LDAPClient
 
 /// What a user types as a user name reaches LDAP filters and DNs only escaped.
@@ -17,7 +18,7 @@ enum LDAPFuzzing {
             require(byte >= 0x20 && byte < 0x7F, "a filter value kept byte \(byte)")
             require(byte != UInt8(ascii: "(") && byte != UInt8(ascii: ")") && byte != UInt8(ascii: "*"), "a filter value kept a metacharacter")
             if byte == UInt8(ascii: "\\") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                guard index + 2 < bytes.count, let high = HexDigit.value(bytes[index + 1]), let low = HexDigit.value(bytes[index + 2]) else {
                     return require(false, "a backslash not followed by two hex digits")
                 }
                 unescaped.append(high << 4 | low)
@@ -38,14 +39,5 @@ enum LDAPFuzzing {
         let expected = value.trimmingCharacters(in: [" "])
         let firstValue = LDAPEscaping.firstRDNValue(dn)
         require(firstValue == (expected.isEmpty ? nil : expected), "the DN value does not read back as the input")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -64,7 +64,7 @@ package enum RequestParameters {
             if byte == UInt8(ascii: "+") {
                 output.append(0x20)
             } else if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                guard index + 2 < bytes.count, let high = HexDigit.value(bytes[index + 1]), let low = HexDigit.value(bytes[index + 2]) else {
                     throw OAuthError.invalidRequest("The request has malformed percent-encoding.")
                 }
                 output.append(high << 4 | low)
@@ -78,15 +78,6 @@ package enum RequestParameters {
             throw OAuthError.invalidRequest("The request has malformed percent-encoding.")
         }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x37
-        case 0x61...0x66: byte - 0x57
-        default: nil
-        }
     }
 
     /// A flat JSON object; numbers and booleans become strings, nested values are refused.
