@@ -23,7 +23,7 @@ requests and errors by phase and kind, and the RSS/fd curve.
 Needs IDCONNECT_POSTGRES_URL (scripts/test.sh starts PostgreSQL); python3 and openssl only.
 """
 import argparse
-import base64
+import http.client
 import json
 import os
 import random
@@ -186,7 +186,8 @@ def worker(index, instances, phases, ledger, stop, key, ldap):
                                            headers={"Authorization": f"Bearer {access}"})[0])
             else:
                 phases.record(action, register_instance(instance.port, key))
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
+            # The instance died mid-request (refused, reset, a body cut short): the client goes on.
             phases.record(action, f"connection:{type(error).__name__}")
             retry_refresh = action == "refresh"
             time.sleep(0.2)
