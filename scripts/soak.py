@@ -100,6 +100,14 @@ class Backend(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A stand-in server: a broker killed mid-connection is expected here, not worth a traceback."""
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass
+
+
 class Ledger:
     """What the clients hold and what they were given, for the end-of-run audit."""
 
@@ -213,9 +221,8 @@ def main():
     parts = urllib.parse.urlsplit(server_url)
     storage = urllib.parse.urlunsplit(parts._replace(path="/" + database, query=(parts.query + "&" if parts.query else "")
                                                      + "pool=8&statement_timeout=3&connect_timeout=2"))
-    servers = [ThreadingHTTPServer(("127.0.0.1", 0), handler) for handler in (AuthLink, Backend)]
+    servers = [QuietServer(("127.0.0.1", 0), handler) for handler in (AuthLink, Backend)]
     for server in servers:
-        server.daemon_threads = True
         threading.Thread(target=server.serve_forever, daemon=True).start()
     link, backend = (f"http://127.0.0.1:{server.server_address[1]}" for server in servers)
     work = tempfile.mkdtemp(prefix="idc-soak-")
