@@ -16,6 +16,7 @@ of one instance under load leaves the other serving and loses no issued refresh 
 PostgreSQL restarted: both answer /readyz 503 meanwhile and recover without a restart.
 """
 import base64
+import http.client
 import json
 import os
 import secrets
@@ -151,7 +152,7 @@ def check_kill(a, b):
                 continue
             try:
                 status, _, body = refresh(port, latest)
-            except OSError:
+            except (OSError, http.client.HTTPException):
                 continue  # the instance died mid-request: the client keeps its token and retries
             if status == 200:
                 latest = json.loads(body)["refresh_token"]
