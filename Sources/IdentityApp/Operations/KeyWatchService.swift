@@ -20,14 +20,7 @@ public struct KeyWatchService: Service {
     }
 
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            await runOnce()
-        }
+        await periodically(every: interval) { await runOnce() }
     }
 
     public func runOnce() async {

@@ -20,15 +20,7 @@ public struct MaintenanceService: Service {
     }
 
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                // Wakes at once on graceful shutdown, so SIGTERM is not held up by the interval.
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            await runOnce()
-        }
+        await periodically(every: interval) { await runOnce() }
     }
 
     public func runOnce() async {

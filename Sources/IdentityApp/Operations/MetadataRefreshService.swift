@@ -16,13 +16,6 @@ public struct MetadataRefreshService: Service {
     }
 
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
-            await engine.connectorMetadata.refresh()
-        }
+        await periodically(every: interval) { await engine.connectorMetadata.refresh() }
     }
 }
