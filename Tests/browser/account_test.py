@@ -26,6 +26,7 @@ import time
 import urllib.parse
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 from selenium.webdriver.support import expected_conditions as ec
@@ -91,7 +92,16 @@ def click_and_wait(driver, element):
     """Clicks and waits until the browser shows the next page (not this one's notice)."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 15).until(ec.staleness_of(page))
+
+    def left(_):
+        # Chromium sometimes answers a look at the old page's node mid-navigation with "Node with
+        # given id does not belong to the document" instead of a stale reference: gone all the same.
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    WebDriverWait(driver, 15).until(left)
 
 
 def press(driver, attribute, value, label_prefix):
