@@ -3,8 +3,10 @@
 # (decoded with zbarimg) in a real headless Chromium against
 # the built `idconnect` serving a copy of the shipped console-config; then account_test.py, the
 # user's account page (docs/account.md), which starts its own broker on such a copy (with MFA and
-# app instance registration); `--screenshot docs/images/account-page.png` refreshes the documentation's
-# screenshot.
+# app instance registration; `account_test.py --screenshot docs/images/account-page.png` refreshes
+# the documentation's screenshot); then mfa_test.py, the second factor (docs/mfa.md) with
+# `mfa: required` on its own broker: enrolment from the QR code, codes, replay, recovery codes, a
+# passkey with Chromium's virtual authenticator, and API mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -22,3 +24,4 @@ for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sle
 "$venv/bin/python" Tests/browser/login_test.py "$base"
 "$venv/bin/python" Tests/browser/qr_login_test.py "$base"
 "$venv/bin/python" Tests/browser/account_test.py --bin "$bin"
+"$venv/bin/python" Tests/browser/mfa_test.py --bin "$bin"

@@ -1,6 +1,7 @@
-"""The broker and the apps of account_test.py: a broker started on a copy of the shipped
-console-config (with `mfa: optional` and registration of app instances), and HTTP clients that
-sign alice in as an app and as a registered mobile instance, and tell what her tokens still do.
+"""The broker and the apps of account_test.py (and mfa_test.py): a broker started on a copy of the
+shipped console-config (with `mfa: optional`, or `required`, and registration of app instances), and
+HTTP clients that sign alice in as an app and as a registered mobile instance, and tell what her
+tokens still do.
 """
 import base64
 import hashlib
@@ -11,11 +12,12 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from browser_support import check, fail
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REDIRECT = "http://localhost:3000/callback"
@@ -29,16 +31,6 @@ FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Fi
 CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"
 IPHONE = ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
           "Version/17.4 Mobile/15E148 Safari/604.1")
-
-
-def fail(message):
-    print(f"account browser test: FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
 
 
 def b64url(data):
@@ -74,31 +66,36 @@ def software_statement(key):
     return f"{header}.{payload}.{b64url(signed)}"
 
 
-def configure(work):
-    """The shipped console-config with mfa: optional and registration of app instances."""
+def configure(work, mfa="optional", registration=True):
+    """The shipped console-config with `mfa: { mode: <mfa>, issuerName: Demo }` in the demo app's
+    auth service and, with `registration`, registration of app instances."""
     config = os.path.join(work, "config")
     shutil.copytree(os.path.join(REPO, "console-config"), config)
     path = os.path.join(config, "environments", "demo.yaml")
     with open(path) as file:
         text = file.read()
     anchor = "        qrLogin: { enabled: true, ttl: 120 }\n"
-    check(anchor in text, "the demo environment changed: update account_test.py's configuration")
-    text = text.replace(anchor, anchor + "        mfa: { mode: optional, issuerName: Demo }\n")
-    text += ("    registration:\n"
-             "      initialAccessTokens: [ ${env:ACCOUNT_TEST_IAT} ]\n"
-             "      softwareStatements: { DemoApp: { jwks: ${env:ACCOUNT_TEST_JWKS} } }\n")
+    check(anchor in text, "the demo environment changed: update account_support.py's configuration")
+    text = text.replace(anchor, anchor + f"        mfa: {{ mode: {mfa}, issuerName: Demo }}\n")
+    if registration:
+        text += ("    registration:\n"
+                 "      initialAccessTokens: [ ${env:ACCOUNT_TEST_IAT} ]\n"
+                 "      softwareStatements: { DemoApp: { jwks: ${env:ACCOUNT_TEST_JWKS} } }\n")
     with open(path, "w") as file:
         file.write(text)
     return config
 
 
-def serve(binary, work, jwks):
+def serve(binary, work, jwks=None, mfa="optional"):
+    """Starts the broker on a copy of the shipped console-config (`configure`; registration of app
+    instances when `jwks`, the vendor's keys, is given); returns (process, base URL)."""
     port = free_port()
     # WebAuthn needs a host name as the relying party: localhost, not 127.0.0.1.
     base = f"http://localhost:{port}"
-    environment = dict(os.environ, ACCOUNT_TEST_IAT=IAT, ACCOUNT_TEST_JWKS=jwks)
+    environment = dict(os.environ, ACCOUNT_TEST_IAT=IAT, ACCOUNT_TEST_JWKS=jwks or "")
     log = open(os.path.join(work, "serve.log"), "w")
-    process = subprocess.Popen([binary, "serve", "--config", configure(work), "--port", str(port), "--issuer", base,
+    config = configure(work, mfa=mfa, registration=jwks is not None)
+    process = subprocess.Popen([binary, "serve", "--config", config, "--port", str(port), "--issuer", base,
                                 "--storage", f"sqlite:{work}/db.sqlite"], stdout=log, stderr=subprocess.STDOUT, env=environment)
     for _ in range(200):
         try:
@@ -151,6 +148,28 @@ def basic(user, secret):
 
 def bearer(token):
     return {"Authorization": f"Bearer {token}"}
+
+
+def authorize_path(state="st", prompt=None):
+    """The demo app's authorization request (code flow, PKCE S256) for a browser to open."""
+    parameters = {"client_id": "kid_demo", "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid",
+                  "state": state, "code_challenge": CHALLENGE, "code_challenge_method": "S256"}
+    if prompt:
+        parameters["prompt"] = prompt
+    return "/oauth/auth?" + urllib.parse.urlencode(parameters)
+
+
+def exchange_code(base, code):
+    """The demo app exchanges the code its redirect URI got (client secret, PKCE): (status, answer)."""
+    status, tokens, _ = Client(base).call("POST", "/oauth/token", headers=basic("kid_demo", APP_SECRET), form={
+        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": VERIFIER})
+    return status, tokens
+
+
+def jwt_claims(token):
+    """The payload of a JWT (signature not checked: the test reads what the broker put there)."""
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
 def unescape(text):

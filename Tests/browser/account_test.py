@@ -16,92 +16,37 @@ Usage: account_test.py --bin PATH_TO_IDCONNECT [--screenshot docs/images/account
 """
 import argparse
 import base64
-import hashlib
-import hmac
 import os
 import shutil
-import struct
 import tempfile
-import time
 import urllib.parse
 
-from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.virtual_authenticator import VirtualAuthenticatorOptions
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-from account_support import (APP_SECRET, CHALLENGE, CHROME, FIREFOX, REDIRECT, VERIFIER, Client, app_tokens, basic, bearer, check, fail,
-                             mobile_instance, serve, statement_key, token_state)
+import browser_support
+from account_support import (APP_SECRET, CHROME, FIREFOX, REDIRECT, Client, app_tokens, authorize_path, basic, bearer,
+                             exchange_code, mobile_instance, serve, statement_key, token_state)
+from browser_support import add_passkey_authenticator, check, chromium, click_and_wait, fail, notice, sign_in, totp
 
-# ---------------------------------------------------------------- the browsers
-
-def chromium(user_agent=None):
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=900,900"):
-        options.add_argument(argument)
-    if user_agent:
-        options.add_argument(f"--user-agent={user_agent}")
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(20)
-    return driver
-
-
-def sign_in(driver, wait):
-    wait.until(ec.presence_of_element_located((By.ID, "username")))
-    driver.find_element(By.ID, "username").send_keys("alice")
-    driver.find_element(By.ID, "password").send_keys("wonderland")
-    driver.find_element(By.ID, "submit").click()
+browser_support.test_name = "account browser test"
 
 
 def web_sign_in(base, driver):
     """The other browser signs in to the demo app through the hosted login page; returns its tokens."""
     wait = WebDriverWait(driver, 15)
-    query = urllib.parse.urlencode({"client_id": "kid_demo", "redirect_uri": REDIRECT, "response_type": "code",
-                                    "scope": "openid", "state": "st", "code_challenge": CHALLENGE,
-                                    "code_challenge_method": "S256"})
-    driver.get(f"{base}/oauth/auth?{query}")
+    driver.get(base + authorize_path())
     sign_in(driver, wait)
     wait.until(lambda d: d.current_url.startswith(REDIRECT))
     code = urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)["code"][0]
-    status, tokens, _ = Client(base).call("POST", "/oauth/token", headers=basic("kid_demo", APP_SECRET), form={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": VERIFIER})
+    status, tokens = exchange_code(base, code)
     check(status == 200, f"web code exchange: {status} {tokens}")
     return tokens
 
 
-def totp(secret_text, at=None):
-    key = base64.b32decode(secret_text.replace(" ", "") + "=" * (-len(secret_text.replace(" ", "")) % 8))
-    counter = int((at or time.time()) // 30)
-    digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
-    offset = digest[-1] & 0x0F
-    return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1000000)
-
-
-def notice(driver, wait):
-    return wait.until(ec.presence_of_element_located((By.ID, "notice"))).text
-
-
 def rows(driver, attribute):
     return [row.get_attribute(attribute) for row in driver.find_elements(By.CSS_SELECTOR, f"li[{attribute}]")]
-
-
-def click_and_wait(driver, element):
-    """Clicks and waits until the browser shows the next page (not this one's notice)."""
-    page = driver.find_element(By.TAG_NAME, "html")
-    element.click()
-
-    def left(_):
-        # Chromium sometimes answers a look at the old page's node mid-navigation with "Node with
-        # given id does not belong to the document" instead of a stale reference: gone all the same.
-        try:
-            page.is_enabled()
-            return False
-        except WebDriverException:
-            return True
-    WebDriverWait(driver, 15).until(left)
 
 
 def press(driver, attribute, value, label_prefix):
@@ -170,9 +115,7 @@ def main():
         check(me.find_element(By.ID, "recovery-left").text == "10 left", "recovery codes left")
 
         # A passkey with Chromium's virtual authenticator, then renamed.
-        me.add_virtual_authenticator(VirtualAuthenticatorOptions(
-            protocol=VirtualAuthenticatorOptions.Protocol.CTAP2, transport=VirtualAuthenticatorOptions.Transport.INTERNAL,
-            has_resident_key=True, has_user_verification=True, is_user_verified=True))
+        add_passkey_authenticator(me)
         click_and_wait(me, me.find_element(By.ID, "add-passkey"))
         name = wait.until(ec.presence_of_element_located((By.ID, "passkey-name")))
         name.clear()
@@ -231,11 +174,8 @@ def main():
         me.get(f"{base}/account?client_id=kid_demo")
         wait.until(ec.presence_of_element_located((By.ID, "browsers-heading")))
         check(rows(me, "data-device") == [] and rows(me, "data-client") == [], "the removed rows are gone")
-        query = urllib.parse.urlencode({"client_id": "kid_demo", "redirect_uri": REDIRECT, "response_type": "code",
-                                        "scope": "openid", "state": "st", "code_challenge": CHALLENGE,
-                                        "code_challenge_method": "S256"})
         # Nothing listens at the demo app's redirect URI: the navigation ends in a refused connection.
-        me.execute_script("window.location.assign(arguments[0])", f"{base}/oauth/auth?{query}")
+        me.execute_script("window.location.assign(arguments[0])", base + authorize_path())
         wait.until(lambda d: d.current_url.startswith(REDIRECT))
         check("code=" in me.current_url, f"this browser's SSO: {me.current_url}")
 
