@@ -37,8 +37,12 @@ extension Pages {
         }
         var response = Responses.html(secondStepTemplate.render(values), status: status)
         let styles = (["'self'", "'unsafe-inline'"] + (model.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])).joined(separator: " ")
+        // No `form-action`: browsers apply it to the redirects a form post is answered with, and
+        // this page's last post is answered with the redirect to the app (another origin, or an
+        // app's own scheme) — Chromium then stays on the page with the sign-in spent
+        // (Tests/browser/mfa_test.py). The login page has none for the same reason.
         response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src \(styles); img-src data:; "
-            + "script-src 'nonce-\(nonce)'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+            + "script-src 'nonce-\(nonce)'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
         return response
     }
 
