@@ -59,7 +59,7 @@ def measure(label, storage, binaries, options, workdir):
         jwt = broker.password_grant(port, "authlink", "alice", "alicepw")
         validate = load.run_wrk(f"validate (JWT), {label}", **common, path="/oauth/validate",
                                 headers={"Authorization": "Bearer " + jwt["access_token"]})
-        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:  # the login throttle lets 5 attempts per user be in flight
             codes = list(pool.map(lambda _: broker.authorization_code(port, "authlink", "alice", "alicepw"),
                                   range(options.codes)))
         exchange = load.run_wrk(

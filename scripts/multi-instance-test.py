@@ -9,7 +9,8 @@ the database-restart step, IDCONNECT_POSTGRES_DIR (the directory scripts/peers/p
 was given). An AuthLink stand-in in this process counts its /refresh calls.
 
 Checks, in order: an unreachable database stops `serve` at start with a clear message and a
-non-zero exit; a code issued by A is redeemed on B; 1,000 racing redemptions of the same codes
+non-zero exit; a code issued by A is redeemed on B; a token revoked on A is refused on B within
+1 s although both had just validated it; 1,000 racing redemptions of the same codes
 and refresh tokens across both give exactly one winner each; 100 concurrent validates of a
 session whose upstream token expired, across both, cause exactly one upstream refresh; kill -9
 of one instance under load leaves the other serving and loses no issued refresh token;
@@ -76,6 +77,32 @@ def check_cross_instance(a, b):
             fail(f"token signed by {signer.name} right after a simultaneous start does not validate on {checker.name}")
     print("  started together on an empty database; code issued by A redeemed on B; tokens signed by either"
           " validate and refresh on both at once")
+
+
+def check_revocation_reaches(a, b):
+    """A revocation on A is refused on A at once and on B within 1 s, although both just validated
+    the token (each keeps an access context for at most 0.5 s: docs/protocol.md, "GET /oauth/validate")."""
+    issued = tokens(a.port, "revoked")
+    for _ in range(5):
+        for instance in (a, b):
+            if validate(instance.port, issued["access_token"])[0] != 200:
+                fail(f"a fresh token does not validate on {instance.name}")
+    status, _, body = call(a.port, "POST", "/oauth/revoke", {"token": issued["refresh_token"]},
+                           headers={"Authorization": "Basic " + base64.b64encode(f"{CLIENT}:{SECRET}".encode()).decode()})
+    revoked_at = time.monotonic()
+    if status != 200:
+        fail(f"revocation on A: {status} {body[:200]}")
+    if validate(a.port, issued["access_token"])[0] != 401:
+        fail("a token revoked on A still validates on A")
+    while True:
+        began = time.monotonic() - revoked_at
+        status = validate(b.port, issued["access_token"])[0]
+        if status == 401:
+            break
+        if status != 200 or began >= 0.5:
+            fail(f"a token revoked on A answered {status} on B {began * 1000:.0f} ms after the revocation")
+        time.sleep(0.01)
+    print(f"  a token revoked on A: refused on A at once, on B {began * 1000:.0f} ms after (at most 500 ms; contract 1 s)")
 
 
 def check_races(a, b):
@@ -286,6 +313,7 @@ def main():
         a.wait_ready()
         b.wait_ready()
         check_cross_instance(a, b)
+        check_revocation_reaches(a, b)
         check_races(a, b)
         check_single_refresh(a, b)
         check_kill(a, b)

@@ -93,6 +93,7 @@ extension PostgresStore: SessionStore {
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         try await transaction { [logger] connection in
             try await connection.query("""
                 UPDATE sessions SET revoked_at = COALESCE(revoked_at, \(date.pg)), upstream = NULL WHERE id = \(id)
@@ -117,6 +118,7 @@ extension PostgresStore: SessionStore {
 
     /// One statement: the sessions end and their families are revoked together.
     public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         let keys = upstreamSessionKeys ?? []
         let narrowed = !keys.isEmpty
         return try await rows("""
@@ -135,6 +137,7 @@ extension PostgresStore: SessionStore {
 
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                                attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         let encodedAttributes = try attributes.map { try encode($0) }
         return try await rows("""
             UPDATE sessions SET upstream = \(sealedUpstream), upstream_expires_at = \(upstreamExpiresAt?.pg),
@@ -215,10 +218,12 @@ extension PostgresStore: TokenFamilyStore {
 
     @discardableResult
     public func revokeFamily(id: String, at date: Date) async throws -> Bool {
-        try await rows("UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE id = \(id) RETURNING 1").count == 1
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await rows("UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg)) WHERE id = \(id) RETURNING 1").count == 1
     }
 
     public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         let sessions = try await rows("""
             UPDATE token_families SET revoked_at = \(date.pg) WHERE client_id = \(clientId) AND revoked_at IS NULL
             RETURNING session_id
@@ -227,7 +232,8 @@ extension PostgresStore: TokenFamilyStore {
     }
 
     public func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool {
-        try await rows("""
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await rows("""
             UPDATE sessions SET revoked_at = \(date.pg), upstream = NULL
             WHERE id = \(id) AND revoked_at IS NULL
               AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = \(id) AND revoked_at IS NULL

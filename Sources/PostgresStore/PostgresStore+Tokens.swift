@@ -27,7 +27,10 @@ extension PostgresStore: AccessTokenStore {
         return try decode(OpaqueAccessToken.self, row.decode(Data.self))
     }
 
+    public var accessContextChanges: UInt64 { accessChanges.value }
+
     public func revokeAccessToken(jti: String, expiresAt: Date) async throws {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         _ = try await rows("""
             INSERT INTO revoked_access_tokens (jti, expires_at) VALUES (\(jti), \(expiresAt.pg)) ON CONFLICT (jti) DO NOTHING
             """)

@@ -19,6 +19,8 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
+    /// Writes that can end or change an access context (``accessContextChanges``).
+    let accessChanges = ChangeCounter()
     private let runner: Task<Void, Never>
     /// Whether the last probe or ping reached the database (logged when it changes).
     let reachable = NIOLockedValueBox(true)

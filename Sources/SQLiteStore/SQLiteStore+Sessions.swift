@@ -79,6 +79,7 @@ extension SQLiteStore: SessionStore {
     }
 
     public func revokeSession(id: String, at date: Date) async throws {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         try await pool.write { db in
             try db.execute(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?), upstream = NULL WHERE id = ?",
                            arguments: [date.sql, id])
@@ -105,7 +106,8 @@ extension SQLiteStore: SessionStore {
     }
 
     public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
-        try await pool.write { db in
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await pool.write { db in
             var sql = "SELECT id FROM sessions WHERE subject = ? AND revoked_at IS NULL AND expires_at > ?"
             var arguments: StatementArguments = [subject, date.sql]
             if let keys = upstreamSessionKeys, !keys.isEmpty {
@@ -124,6 +126,7 @@ extension SQLiteStore: SessionStore {
 
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                                attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         let encodedAttributes = try attributes.map { try encode($0) }
         return try await pool.write { db in
             try db.execute(sql: """
@@ -210,14 +213,16 @@ extension SQLiteStore: TokenFamilyStore {
 
     @discardableResult
     public func revokeFamily(id: String, at date: Date) async throws -> Bool {
-        try await pool.write { db in
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await pool.write { db in
             try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [date.sql, id])
             return db.changesCount > 0
         }
     }
 
     public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
-        try await pool.write { db in
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await pool.write { db in
             let sessions = try String.fetchAll(db, sql: """
                 SELECT DISTINCT session_id FROM token_families WHERE client_id = ? AND revoked_at IS NULL
                 """, arguments: [clientId])
@@ -228,7 +233,8 @@ extension SQLiteStore: TokenFamilyStore {
     }
 
     public func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool {
-        try await pool.write { db in
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await pool.write { db in
             try db.execute(sql: """
                 UPDATE sessions SET revoked_at = ?, upstream = NULL
                 WHERE id = ? AND revoked_at IS NULL

@@ -18,7 +18,10 @@ extension SQLiteStore: AccessTokenStore {
         return try data.map { try decode(OpaqueAccessToken.self, $0) }
     }
 
+    public var accessContextChanges: UInt64 { accessChanges.value }
+
     public func revokeAccessToken(jti: String, expiresAt: Date) async throws {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         try await pool.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)",
                            arguments: [jti, expiresAt.sql])

@@ -15,6 +15,8 @@ public final class SQLiteStore: Sendable {
     let pointReaders: DatabasePool
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
+    /// Writes that can end or change an access context (``accessContextChanges``).
+    let accessChanges = ChangeCounter()
 
     /// Opens (creating directories and the file as needed) and migrates the database at `path`.
     /// The directory it creates is the broker's alone (0700) and the database with its `-wal` and

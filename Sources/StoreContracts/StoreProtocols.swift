@@ -85,6 +85,11 @@ public protocol AccessTokenStore: Sendable {
     func opaqueToken(hash: String) async throws -> OpaqueAccessToken?
     func revokeAccessToken(jti: String, expiresAt: Date) async throws
     func isAccessTokenRevoked(jti: String) async throws -> Bool
+    /// How many writes this store object has made that can end or change an access context
+    /// (revoking a token, family or session, ending sessions, a new upstream token). Validation
+    /// memoizes access contexts for a moment (`AccessContextCache`) and drops what was read before
+    /// the count last moved, so a revocation on this instance is seen at once.
+    var accessContextChanges: UInt64 { get }
 }
 
 /// Token signing keys.

@@ -60,7 +60,8 @@ public final class BrokerEngine: Sendable {
         let binding = InstanceBinding(instances: store, clock: clock)
         let issuerService = TokenIssuer(context: context, upstream: vault, binding: binding)
         let keys = SigningKeyReloader(context: context, gate: KeyReloadGate(interval: 2))
-        let verifier = TokenVerifier(context: context, clients: clients, keys: keys, verified: verified)
+        let verifier = TokenVerifier(context: context, clients: clients, keys: keys, verified: verified,
+                                     contexts: AccessContextCache(), opaque: BoundedCache(capacity: 10_000))
         let rateLimiter = RateLimiter(live: live, counters: store, clock: clock)
         let checker = PasswordChecker(throttle: throttle, counters: store, clock: clock, metrics: metrics, audit: audit, logger: logger)
         let sso = SSOSessions(store: store, refresher: refresher, clock: clock, audit: audit, logger: logger)

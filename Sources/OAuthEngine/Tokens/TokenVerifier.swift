@@ -28,6 +28,10 @@ struct TokenVerifier: Sendable {
     /// parsing were the largest share of a validate. Expiry and every storage check still run
     /// each time; new keys or configuration start it empty, so a removed key never verifies from memory.
     let verified: BoundedCache<String, AccessTokenClaims>
+    /// Access contexts read in the last moment (at most `AccessContextCache.maximumAge`).
+    let contexts: AccessContextCache
+    /// Opaque token records by token hash.
+    let opaque: BoundedCache<String, OpaqueAccessToken>
 
     /// Every failure is `invalid_token` with no detail for the caller.
     func verifyAccessToken(_ token: String) async throws -> VerifiedAccessToken {
@@ -43,21 +47,46 @@ struct TokenVerifier: Sendable {
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
             expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
         } else {
-            guard token.utf8.count <= 256,
-                  let opaque = try await guarded("opaque token", { try await context.store.opaqueToken(hash: Secrets.hash(token)) }) else {
-                throw invalid
-            }
+            guard token.utf8.count <= 256, let opaque = try await opaqueRecord(token) else { throw invalid }
             (jti, familyId, scope, sessionId) = (opaque.jti, opaque.familyId, opaque.scope, nil)
             (issuedAt, expiresAt) = (opaque.issuedAt, opaque.expiresAt)
         }
         guard now < expiresAt else { throw invalid }
-        guard let access = try await guarded("access context", { try await context.store.accessContext(familyId: familyId, jti: jti) }),
-              !access.accessTokenRevoked, access.family.revokedAt == nil, access.session.isActive(at: now),
-              sessionId == nil || sessionId == access.session.id,
+        guard let access = try await liveAccess(familyId: familyId, jti: jti, sessionId: sessionId, now: now),
               let client = try await clients.resolve(access.family.clientId, in: state) else { throw invalid }
         return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
                                    family: access.family, session: access.session, client: client,
                                    audiences: audiences ?? TokenIssuer.audiences(family: access.family, client: client, narrowed: nil))
+    }
+
+    /// The token's access context when it lets the token through (token, family and session live,
+    /// the JWT's `sid` its session): a recent read from ``contexts`` when that one does and its
+    /// upstream token is not due for a refresh, else a read from the store.
+    func liveAccess(familyId: String, jti: String, sessionId: String?, now: Date) async throws -> AccessContext? {
+        func admits(_ access: AccessContext) -> Bool {
+            !access.accessTokenRevoked && access.family.revokedAt == nil && access.session.isActive(at: now)
+                && (sessionId == nil || sessionId == access.session.id)
+        }
+        let changes = context.store.accessContextChanges
+        if let cached = contexts.context(familyId: familyId, jti: jti, changes: changes), admits(cached),
+           cached.session.upstreamExpiresAt.map({ $0.timeIntervalSince(now) > UpstreamRefresher.margin }) ?? true {
+            return cached
+        }
+        let readAt = ContinuousClock.now
+        guard let access = try await guarded("access context", { try await context.store.accessContext(familyId: familyId, jti: jti) }),
+              admits(access) else { return nil }
+        contexts.store(access, familyId: familyId, jti: jti, changes: changes, readAt: readAt)
+        return access
+    }
+
+    /// An opaque token's record (memoized: the record never changes; whether the token is still
+    /// live is its access context's business).
+    func opaqueRecord(_ token: String) async throws -> OpaqueAccessToken? {
+        let hash = Secrets.hash(token)
+        if let record = opaque.value(for: hash) { return record }
+        guard let record = try await guarded("opaque token", { try await context.store.opaqueToken(hash: hash) }) else { return nil }
+        opaque.store(record, for: hash)
+        return record
     }
 
     /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
@@ -77,8 +106,7 @@ struct TokenVerifier: Sendable {
                   let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload) else { return nil }
             return (claims.jti, claims.fid, Date(timeIntervalSince1970: TimeInterval(claims.exp)))
         }
-        guard token.utf8.count <= 256,
-              let opaque = try await guarded("opaque token", { try await context.store.opaqueToken(hash: Secrets.hash(token)) }) else { return nil }
+        guard token.utf8.count <= 256, let opaque = try await opaqueRecord(token) else { return nil }
         return (opaque.jti, opaque.familyId, opaque.expiresAt)
     }
 }
