@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdCore
 import Hummingbird
+import Tracing
 import IdentityConfig
 import StoreContracts
 import Logging
@@ -65,8 +66,12 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     // HEAD is answered for every GET route (health checkers and link checkers use it).
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
-    // A span per request (no exporter here; install a tracer with swift-otel to ship them).
-    router.add(middleware: TracingMiddleware())
+    // A span per request once a tracer is installed (`InstrumentationSystem.bootstrap`, e.g.
+    // swift-otel). With the default no-op tracer the spans went nowhere and cost about 3% of every
+    // request's CPU (scripts/profile.py discovery).
+    if !(InstrumentationSystem.tracer is NoOpTracer) {
+        router.add(middleware: TracingMiddleware())
+    }
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: RefusedMethodsMiddleware())
     router.add(middleware: BodyLimitMiddleware(limit: 1 << 20, exemptPrefix: "/datalink/"))

@@ -22,7 +22,7 @@ struct SessionController {
         group.refuseOtherMethods("oauth/introspect", allow: [.post])
         group.post("oauth/introspect") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
-            return Responses.json(try await engine.introspection.introspect(parameters, basic: try RequestParameters.basic(request)))
+            return Responses.json(object: try await engine.introspection.introspect(parameters, basic: try RequestParameters.basic(request)))
         }
         group.refuseOtherMethods("oauth/userinfo", allow: [.get, .post])
         group.get("oauth/userinfo") { request, _ in try await userInfo(request, parameters: try RequestParameters.query(request)) }
@@ -48,7 +48,7 @@ struct SessionController {
         guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
             throw OAuthError.invalidToken("An access token is required.")
         }
-        return Responses.json(try await engine.validation.userInfo(accessToken: token))
+        return Responses.json(object: try await engine.validation.userInfo(accessToken: token))
     }
 
     /// RP-initiated logout (docs/protocol.md, "GET, POST /oauth/logout";
