@@ -4,11 +4,14 @@ with the sample AuthLink, loads it over loopback with wrk, and prints one table 
 and the ratios that matter. `--smoke` runs every scenario for a moment on the debug build (CI keeps
 it working); the numbers of a smoke run mean nothing.
 
-    scripts/bench.py                 # full run, ~5 minutes
+    scripts/bench.py                 # full run, ~7 minutes
     scripts/bench.py --smoke         # ~1 minute, exits 1 when a scenario fails
 
 The LDAP rows run against the slapd named by IDCONNECT_LDAP_URL, or else against a slapd of the
-run's own (scripts/peers/ldap-start.sh on free ports, stopped at the end).
+run's own (scripts/peers/ldap-start.sh on free ports, stopped at the end). The side-by-side rows run
+the same four loads against the broker and against a Glewlwyd of the run's own
+(scripts/bench/glewlwyd-start.sh, SQLite, stopped at the end); without glewlwyd installed they
+are left out with a note.
 """
 
 import argparse
@@ -22,6 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 import broker  # noqa: E402
+import glewlwyd_peer  # noqa: E402
 import load  # noqa: E402
 import report  # noqa: E402
 import sessions  # noqa: E402
@@ -36,9 +40,14 @@ def main():
     parser.add_argument("--connections", type=int, default=32, help="concurrent connections (default 32)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (default 2)")
     parser.add_argument("--large-sessions", type=int, help="sessions for the large-store run (default 1,000,000)")
+    parser.add_argument("--pbkdf2-iterations", type=int, default=10_000,
+                        help="PBKDF2-SHA256 rounds of the password hashes on both sides of the Glewlwyd comparison "
+                             "(default 10,000, the least the static connector accepts)")
     parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
     parser.add_argument("--json", help="also write the results as JSON to this file")
     options = parser.parse_args()
+    if options.pbkdf2_iterations < 10_000:
+        parser.error("--pbkdf2-iterations must be at least 10000 (the static connector's minimum)")
     duration = options.duration or (1 if options.smoke else 10)
     configuration = "debug" if options.smoke else "release"
     large = options.large_sessions or (20_000 if options.smoke else 1_000_000)
@@ -66,6 +75,8 @@ def main():
         with open(options.json, "w") as handle:
             json.dump({"results": [vars(result) for result in results], "extras": extras}, handle, indent=1)
     failed = [result.name for result in results if result.errors > 0 or result.requests == 0]
+    # Glewlwyd's own errors are counted under its table (a load it never answers stops the run).
+    failed += [row["ours"]["name"] for row in extras.get("glewlwyd", {}).get("rows", []) if row["ours"]["errors"]]
     if failed:
         print("scenarios with errors: " + ", ".join(failed), file=sys.stderr)
         return 1
@@ -129,7 +140,101 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     extras["peak_rss_mb"] = round(broker.peak_rss_mb(server.pid), 1)
     extras["sessions"] = sessions.compare(binaries, workdir, processes, authlink_port, common, large,
                                           50 if options.smoke else 5_000)
+    peer = glewlwyd_rows(binaries, workdir, processes, cleanups, authlink_port, common, options.pbkdf2_iterations)
+    if peer:
+        extras["glewlwyd"] = peer
     return results, extras
+
+
+def glewlwyd_rows(binaries, workdir, processes, cleanups, authlink_port, common, iterations):
+    """The same four loads against a broker and a Glewlwyd, both started fresh for this comparison
+    (the broker with a `static` auth service of glewlwyd_peer.USERNAMES and registration of app
+    instances; Glewlwyd by glewlwyd-start.sh, stopped by `cleanups`), one after the other per load
+    so that a drift in the machine's CPU share hits both alike. A broker of its own because the
+    main one's login throttle still counts the refused attempts of the sign-in rows against
+    127.0.0.1. None, with a note, when glewlwyd is not installed."""
+    if not glewlwyd_peer.installed():
+        print("glewlwyd is not installed (scripts/install-deps.sh installs it): the side-by-side rows are left out",
+              file=sys.stderr)
+        return None
+    directory = os.path.join(workdir, "side-by-side")
+    os.makedirs(directory)
+    port, statement_key = start_comparison_broker(binaries, directory, processes, authlink_port, iterations)
+    # Glewlwyd's connections commit with SQLite's default synchronous=FULL, an fsync per commit
+    # (the broker: WAL with synchronous=NORMAL, none); on tmpfs those cost nothing, so the rows
+    # compare request handling, not the disk.
+    shm = None
+    if os.access("/dev/shm", os.W_OK):
+        shm = tempfile.mkdtemp(prefix="idconnect-bench-glewlwyd-", dir="/dev/shm")
+    peer_directory = os.path.join(directory, "glewlwyd")
+
+    def cleanup():
+        glewlwyd_peer.stop(peer_directory)
+        if shm:
+            shutil.rmtree(shm, ignore_errors=True)
+
+    cleanups.append(cleanup)  # before the start: one that fails halfway leaves a pid file
+    database = os.path.join(shm or peer_directory, "glewlwyd.sqlite3")
+    peer_port = glewlwyd_peer.start(peer_directory, iterations, database)["PORT"]
+    glewlwyd_peer.check(peer_port)
+    ours, theirs = our_loads(port, statement_key), glewlwyd_loads(peer_port)
+    rows = []
+    for load_name in ours:
+        measured = {}
+        for side, loads, side_port in (("ours", ours, port), ("glewlwyd", theirs, peer_port)):
+            settings = dict(common, port=side_port)
+            measured[side] = vars(load.run_wrk(f"{load_name} ({side})", **settings, **loads[load_name]))
+        ratio = measured["ours"]["requests_per_second"] / max(measured["glewlwyd"]["requests_per_second"], 1e-9)
+        rows.append({"load": load_name, **measured, "ratio": round(ratio, 3)})
+    return {"version": glewlwyd_peer.version(), "pbkdf2_iterations": iterations, "database_on_tmpfs": bool(shm),
+            "rows": rows}
+
+
+def start_comparison_broker(binaries, directory, processes, authlink_port, iterations):
+    """Returns (port, the PEM file that signs its software statements)."""
+    port = broker.free_port()
+    statement_key, jwks = broker.statement_key(directory)
+    users = [broker.static_user(name, glewlwyd_peer.PASSWORD, iterations) for name in glewlwyd_peer.USERNAMES]
+    config = broker.write_config(directory, port, authlink_port, None, users, jwks)
+    server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
+                          os.path.join(directory, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning"))
+    processes.append(server)
+    broker.wait_until_up(port, "/healthz", server)
+    return port, statement_key
+
+
+PASSWORD_POOL = dict(pool=glewlwyd_peer.USERNAMES, cycle=True)  # round the 64 users: `{}` is the username
+
+
+def our_loads(port, statement_key):
+    """The broker's side: RFC 7662 introspection of a JWT access token, the password grant against
+    the `static` auth service (a PBKDF2 check per request), client_credentials of an app instance
+    registered with a statement signed by `statement_key` and bound to alice, and discovery."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    app = {"Authorization": broker.basic_header(), **form}
+    client, secret = broker.register_instance(port, statement_key, "alice", "alicepw")
+    instance_basic = {"Authorization": broker.basic_header_for(client, secret), **form}
+    token = broker.password_grant(port, "static", glewlwyd_peer.USERNAMES[0], glewlwyd_peer.PASSWORD,
+                                  scope="profile")["access_token"]
+    password_body = (f"grant_type=password&client_id={broker.client_id('static')}&username={{}}"
+                     f"&password={glewlwyd_peer.PASSWORD}&scope=profile")
+    return {
+        "introspection": dict(method="POST", path="/oauth/introspect", headers=app,
+                              body=f"token={token}&token_type_hint=access_token"),
+        "password grant": dict(method="POST", path="/oauth/token", headers=app, body=password_body, **PASSWORD_POOL),
+        "client_credentials": dict(method="POST", path="/oauth/token", headers=instance_basic,
+                                   body="grant_type=client_credentials&scope=profile"),
+        "discovery": dict(method="GET", path="/.well-known/openid-configuration"),
+    }
+
+
+def glewlwyd_loads(port):
+    return {
+        "introspection": glewlwyd_peer.introspection_args(glewlwyd_peer.access_token(port)),
+        "password grant": dict(glewlwyd_peer.password_grant_args(), **PASSWORD_POOL),
+        "client_credentials": glewlwyd_peer.client_credentials_args(),
+        "discovery": glewlwyd_peer.discovery_args(),
+    }
 
 
 def login_rows(port, authlink_port, common, form, pool_size, ldap):

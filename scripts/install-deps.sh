@@ -25,12 +25,17 @@ packages+=(python3-venv liblemonldap-ng-portal-perl libplack-perl libgd-security
 # (lighttpd only satisfies its web-server dependency, never started), pysaml2 in the venv below, and
 # xmlsec1 (pysaml2 signs and encrypts with it; the check script verifies with it).
 packages+=(simplesamlphp php8.2-cli php8.2-cgi php8.2-xml php8.2-mbstring php8.2-curl php8.2-intl lighttpd xmlsec1)
+# The benchmark's peer OAuth server (scripts/bench.py, side-by-side rows): Glewlwyd 2.7, started
+# on its own SQLite file by scripts/bench/glewlwyd-start.sh (the package's system service is not used).
+packages+=(glewlwyd)
 if $build_only; then
   packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev libxmlsec1-dev libxml2-dev zlib1g-dev libqrencode-dev libmaxminddb-dev)
 fi
 missing=()
 for package in "${packages[@]}"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  # Installed means "install ok installed": `dpkg -s` also succeeds for a package that was removed
+  # but left its configuration files behind (status "deinstall ok config-files").
+  [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" = "install ok installed" ] || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"

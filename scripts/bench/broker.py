@@ -2,6 +2,7 @@
 console-config, and talks to the broker over plain HTTP (standard library only)."""
 
 import base64
+import hashlib
 import http.client
 import html
 import json
@@ -15,6 +16,11 @@ import urllib.parse
 APP_KEY = "kid_bench"
 APP_SECRET = "bench-secret-not-for-production"
 REDIRECT_URI = "http://localhost:3000/callback"
+# Registration of app instances (the client_credentials load): the environment's initial access
+# token, the software_id whose statements the run signs, and the instances' redirect URI.
+INITIAL_ACCESS_TOKEN = "bench-initial-access-token"
+SOFTWARE_ID = "BenchApp"
+INSTANCE_REDIRECT_URI = "com.example.bench:/oauth2redirect"
 
 
 def free_port():
@@ -23,9 +29,11 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def write_config(directory, broker_port, authlink_port, ldap):
+def write_config(directory, broker_port, authlink_port, ldap, static_users=None, statement_jwks=None):
     """A console-config with one environment: AuthLink (JWT and opaque tokens), LDAP when a slapd
-    is given, and a data link pointing back at the broker's own /healthz (the gateway's floor)."""
+    is given, and a data link pointing back at the broker's own /healthz (the gateway's floor);
+    with `static_users` (static_user()) a `static` auth service of them, and with `statement_jwks`
+    (statement_key()) registration of app instances of SOFTWARE_ID."""
     os.makedirs(os.path.join(directory, "config", "secrets"), exist_ok=True)
     with open(os.path.join(directory, "config", "secrets", "app"), "w") as handle:
         handle.write(APP_SECRET)
@@ -37,17 +45,25 @@ def write_config(directory, broker_port, authlink_port, ldap):
             "provider": {"type": "ldap", "remoteService": ldap["url"], "authentication": ldap["authentication"],
                          "options": ldap["options"]},
         })
+    if static_users:
+        services.append({"id": "static", "name": "static", "redirectUri": [REDIRECT_URI], "grantTtl": 600,
+                         "tokenTtl": 3600, "refresh": True, "refreshTtl": 86400,
+                         "provider": {"type": "static", "options": {"users": static_users}}})
+    environment = {
+        "appKey": APP_KEY, "appSecret": "${file:secrets/app}", "name": "Bench",
+        "defaultAuthService": "authlink", "authServices": services,
+        "dataLinks": [{"name": "self", "url": f"http://127.0.0.1:{broker_port}"}],
+    }
+    if statement_jwks:
+        environment["registration"] = {"initialAccessTokens": [INITIAL_ACCESS_TOKEN],
+                                       "softwareStatements": {SOFTWARE_ID: {"jwks": statement_jwks}}}
     config = {
         # Every request comes from 127.0.0.1: the per-address limits on pre-sign-in requests would
         # hold the benchmark back, not measure the broker.
         "server": {"issuer": f"http://127.0.0.1:{broker_port}",
                    "rateLimits": {"authorizationsPerMinute": 100_000_000, "registrationsPerMinute": 100_000_000}},
         "storage": "sqlite:" + os.path.join(directory, "broker.sqlite"),
-        "environments": [{
-            "appKey": APP_KEY, "appSecret": "${file:secrets/app}", "name": "Bench",
-            "defaultAuthService": "authlink", "authServices": services,
-            "dataLinks": [{"name": "self", "url": f"http://127.0.0.1:{broker_port}"}],
-        }],
+        "environments": [environment],
     }
     # JSON is YAML: no YAML library needed here.
     with open(os.path.join(directory, "config", "bench.yaml"), "w") as handle:
@@ -62,6 +78,76 @@ def auth_service(identifier, authlink_port, token_format):
         "provider": {"type": "custom", "remoteService": f"http://127.0.0.1:{authlink_port}/login",
                      "options": {"refreshUrl": f"http://127.0.0.1:{authlink_port}/refresh"}},
     }
+
+
+def static_user(username, password, iterations):
+    """A user of the `static` connector: its passwordHash a PBKDF2-SHA256 PHC string (16-byte salt,
+    32-byte hash), as `idconnect hash-password --iterations N` makes."""
+    salt = os.urandom(16)
+    derived = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations, 32)
+    phc = f"$pbkdf2-sha256$i={iterations}${_b64(salt)}${_b64(derived)}"
+    return {"username": username, "passwordHash": phc}
+
+
+def statement_key(directory):
+    """An RSA key for signing software statements: (PEM path, JWK set as JSON text)."""
+    key = os.path.join(directory, "statement.pem")
+    subprocess.run(["openssl", "genrsa", "-out", key, "2048"], check=True, capture_output=True)
+    modulus = subprocess.run(["openssl", "rsa", "-in", key, "-noout", "-modulus"], check=True, capture_output=True,
+                             text=True).stdout.strip().split("=", 1)[1]
+    jwk = {"kty": "RSA", "alg": "RS256", "use": "sig", "n": _b64url(bytes.fromhex(modulus)), "e": "AQAB"}
+    return key, json.dumps({"keys": [jwk]})
+
+
+def _b64(data):
+    """Standard base64 without padding (PHC strings)."""
+    return base64.b64encode(data).rstrip(b"=").decode()
+
+
+def _b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def register_instance(port, key, username, password):
+    """A mobile app instance (docs/protocol.md, "Mobile app instances"): registered with a software
+    statement signed by `key`, then bound to `username` of the default auth service by the code
+    flow with PKCE through the automated grant, redeemed with the instance's own secret (which
+    client_credentials needs). Returns (client_id, client_secret)."""
+    header = _b64url(json.dumps({"alg": "RS256", "typ": "JWT"}).encode())
+    payload = _b64url(json.dumps({
+        "iss": "https://vendor.example.com", "software_id": SOFTWARE_ID, "exp": int(time.time()) + 3600,
+        "redirect_uris": [INSTANCE_REDIRECT_URI], "scope": "openid profile",
+        "grant_types": ["authorization_code", "refresh_token", "client_credentials"]}).encode())
+    signature = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=f"{header}.{payload}".encode(),
+                               check=True, capture_output=True).stdout
+    status, _, data = request(port, "POST", "/oauth/register",
+                              headers={"Authorization": "Bearer " + INITIAL_ACCESS_TOKEN},
+                              json_body={"software_id": SOFTWARE_ID, "device_type": "android",
+                                         "software_statement": f"{header}.{payload}.{_b64url(signature)}",
+                                         "redirect_uris": [INSTANCE_REDIRECT_URI]})
+    if status != 201:
+        raise SystemExit(f"instance registration failed: {status} {data[:200]!r}")
+    registered = json.loads(data)
+    client, secret = registered["client_id"], registered["client_secret"]
+    verifier = _b64url(os.urandom(32))
+    flow = {"client_id": client, "redirect_uri": INSTANCE_REDIRECT_URI, "response_type": "code",
+            "scope": "openid profile", "code_challenge": _b64url(hashlib.sha256(verifier.encode()).digest()),
+            "code_challenge_method": "S256"}
+    status, _, data = request(port, "POST", "/oauth/auth", form=flow)
+    if status != 200:
+        raise SystemExit(f"instance sign-in start failed: {status} {data[:200]!r}")
+    path = urllib.parse.urlparse(json.loads(data)["temp_login_uri"]).path
+    status, headers, data = request(port, "POST", path, form={**flow, "username": username, "password": password})
+    location = headers.get("Location") or headers.get("location") or ""
+    code = urllib.parse.parse_qs(urllib.parse.urlparse(location).query).get("code")
+    if status != 302 or not code:
+        raise SystemExit(f"instance sign-in failed: {status} {location} {data[:200]!r}")
+    status, _, data = request(port, "POST", "/oauth/token", headers={"Authorization": basic_header_for(client, secret)},
+                              form={"grant_type": "authorization_code", "code": code[0], "client_id": client,
+                                    "redirect_uri": INSTANCE_REDIRECT_URI, "code_verifier": verifier})
+    if status != 200:
+        raise SystemExit(f"instance code exchange failed: {status} {data[:200]!r}")
+    return client, secret
 
 
 def start(arguments, log_path, env=None):
@@ -102,7 +188,11 @@ def request(port, method, path, form=None, headers=None, json_body=None):
 
 
 def basic_header():
-    return "Basic " + base64.b64encode(f"{APP_KEY}:{APP_SECRET}".encode()).decode()
+    return basic_header_for(APP_KEY, APP_SECRET)
+
+
+def basic_header_for(client, secret):
+    return "Basic " + base64.b64encode(f"{client}:{secret}".encode()).decode()
 
 
 def client_id(service):

@@ -1,4 +1,5 @@
-"""Formats a benchmark run as one Markdown table plus the baselines and ratios."""
+"""Formats a benchmark run as Markdown: the broker's table, the baselines and ratios, and the
+side-by-side table with Glewlwyd."""
 
 
 def table(results, extras, configuration, options):
@@ -53,7 +54,32 @@ def table(results, extras, configuration, options):
         if small[index]["requests_per_second"]:
             lines.append(f"validate with the large store / with 10k sessions ({label}): "
                          f"{large[index]['requests_per_second'] / small[index]['requests_per_second']:.0%}")
+    if "glewlwyd" in extras:
+        lines += ["", *peer_table(extras["glewlwyd"], options)]
     return "\n".join(lines)
+
+
+def peer_table(peer, options):
+    """The side-by-side rows: req/s of each server, ours / glewlwyd, both p50s."""
+    lines = [f"Side by side with Glewlwyd (same run, same wrk settings: -t{options.threads} -c{options.connections}; "
+             f"glewlwyd {peer['version'] or '?'}, SQLite WAL {'on tmpfs' if peer['database_on_tmpfs'] else 'on disk'}; "
+             f"password hashes PBKDF2-SHA256 with {peer['pbkdf2_iterations']:,} rounds on both sides)", "",
+             "| load | req/s ours | req/s glewlwyd | ours / glewlwyd | p50 ms ours | p50 ms glewlwyd |",
+             "|---|---:|---:|---:|---:|---:|"]
+    behind, failures = [], []
+    for row in peer["rows"]:
+        ours, theirs = row["ours"], row["glewlwyd"]
+        if theirs["errors"]:
+            failures.append(f"{row['load']} {theirs['errors']:,} of {theirs['requests']:,}")
+        lines.append(f"| {row['load']} | {ours['requests_per_second']:,.0f} | {theirs['requests_per_second']:,.0f} | "
+                     f"{row['ratio']:.2f} | {ours['p50_ms']:.2f} | {theirs['p50_ms']:.2f} |")
+        if row["ratio"] < 1:
+            behind.append(f"{row['load']} ({row['ratio']:.2f})")
+    if failures:
+        lines += ["", "Glewlwyd's failed answers (counted in its req/s): " + ", ".join(failures)]
+    if behind:
+        lines += ["", "Glewlwyd ahead on: " + ", ".join(behind)]
+    return lines
 
 
 def row(result):
