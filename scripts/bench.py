@@ -27,8 +27,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ben
 import broker  # noqa: E402
 import glewlwyd_peer  # noqa: E402
 import load  # noqa: E402
+import mfa  # noqa: E402
 import report  # noqa: E402
 import sessions  # noqa: E402
+import streaming  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -94,12 +96,15 @@ def build(configuration, skip):
 
 def run(binaries, workdir, processes, cleanups, duration, options, large, pool_size):
     authlink_port, port = broker.free_port(), broker.free_port()
-    processes.append(broker.start([binaries["authlink"], "--port", str(authlink_port), "--users",
-                                   os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json")],
+    users = broker.authlink_users_file(workdir, os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json"), mfa.USERS)
+    processes.append(broker.start([binaries["authlink"], "--port", str(authlink_port), "--users", users],
                                   os.path.join(workdir, "authlink.log")))
     broker.wait_until_up(authlink_port, "/", processes[-1])
     ldap = ldap_settings(workdir, cleanups)
-    config = broker.write_config(workdir, port, authlink_port, ldap)
+    backend, backend_port = streaming.start_backend(10 if options.smoke else 100)
+    cleanups.append(backend.shutdown)
+    config = broker.write_config(workdir, port, authlink_port, ldap, extra_services=[mfa.auth_service(authlink_port)],
+                                 data_links=[{"name": "stream", "url": f"http://127.0.0.1:{backend_port}", "timeout": 300}])
     env = dict(os.environ, IDCONNECT_LOG_LEVEL="warning")
     server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
                           os.path.join(workdir, "broker.log"), env=env)
@@ -123,6 +128,7 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
                      headers={**basic, **form}, body="token=" + opaque["access_token"]),
         load.run_wrk("data-link gateway (→ /healthz)", **common, path="/datalink/self/healthz", headers=bearer),
     ]
+    results += gateway_rows(port, authlink_port, common, bearer)
     codes = prepare(pool_size, lambda _: broker.authorization_code(port, "authlink", "alice", "alicepw"))
     results.append(load.run_wrk(
         "code exchange", **common, method="POST", path="/oauth/token", headers={**basic, **form}, pool=codes,
@@ -133,10 +139,14 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
                                 body="grant_type=refresh_token&refresh_token={}"))
     results += qr_rows(port, common, pool_size)
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
+    results += es256_rows(binaries, workdir, processes, authlink_port, common, pool_size // 2)
     extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries),
               "saml": saml_verification(binaries)}
     if ldap:
         extras["ldap_raw"] = ldap_raw(workdir, ldap["url"], duration)
+    extras["streaming"] = streaming.measure(port, server.pid, backend_port, "stream", jwt["access_token"],
+                                            10 if options.smoke else 100, 8 if options.smoke else 30)
+    extras["mfa"] = mfa.measure(port, mfa.USERS[:20] if options.smoke else mfa.USERS)
     extras["peak_rss_mb"] = round(broker.peak_rss_mb(server.pid), 1)
     extras["sessions"] = sessions.compare(binaries, workdir, processes, authlink_port, common, large,
                                           50 if options.smoke else 5_000)
@@ -239,19 +249,25 @@ def glewlwyd_loads(port):
 
 def login_rows(port, authlink_port, common, form, pool_size, ldap):
     """Sign-ins through the automated grant (the credential post of a prepared temp login URI),
-    under load and one at a time, beside the connector called directly."""
-    body = "client_id={client}&redirect_uri=" + broker.REDIRECT_URI + "&response_type=code&username={user}&password={password}"
+    under load and one at a time, beside the connector called directly. Concurrent sign-ins go
+    round several users (the login throttle lets 5 attempts of one username be in flight); a
+    sign-in answered with an error redirect counts as an error (pool.lua)."""
+    body = "client_id={client}&redirect_uri=" + broker.REDIRECT_URI + "&response_type=code&username={{}}"
     rows = []
-    services = [("AuthLink", "authlink", "alice", "alicepw")]
+    services = [("AuthLink", "authlink", [(name, broker.BENCH_PASSWORD) for name in broker.BENCH_USERS], common["connections"])]
     if ldap:
-        services.append(("LDAP", "ldap", ldap["username"], ldap["password"]))
-    for label, service, user, password in services:
-        filled = body.format(client=broker.client_id(service), user=user, password=password)
-        for connections in (common["connections"], 1):
+        # Four directory users: at most 12 sign-ins in flight keeps each under the throttle's 5.
+        services.append(("LDAP", "ldap", ldap["users"], min(common["connections"], 12)))
+    for label, service, users, in_flight in services:
+        filled = body.format(client=broker.client_id(service))
+        for connections in (in_flight, 1):
             paths = prepare(pool_size // 2, lambda _: broker.temp_login_path(port, service))
+            # "path user&password=…": pool.lua puts the first part in the path, the second in the body.
+            pool = [f"{path} {users[index % len(users)][0]}&password={users[index % len(users)][1]}"
+                    for index, path in enumerate(paths)]
             settings = dict(common, connections=connections, threads=min(common["threads"], connections))
             rows.append(load.run_wrk(f"login via {label} (automated grant), {connections} conn.", **settings,
-                                     method="POST", path="{}", headers=form, body=filled, pool=paths))
+                                     method="POST", path="{}", headers=form, body=filled, pool=pool))
     json_headers = {"Content-Type": "application/json"}
     credentials = json.dumps({"username": "alice", "password": "alicepw"})
     for connections in (common["connections"], 1):
@@ -259,6 +275,46 @@ def login_rows(port, authlink_port, common, form, pool_size, ldap):
         rows.append(load.run_wrk(f"AuthLink called directly (connector floor), {connections} conn.", **settings,
                                  method="POST", path="/login", headers=json_headers, body=credentials))
     return rows
+
+
+def gateway_rows(port, authlink_port, common, bearer):
+    """The gateway in front of a backend in a process of its own (the sample AuthLink's POST
+    /login, a small JSON API) beside the same call made directly: req/s under load, and p50 one
+    at a time (what the gateway adds to a call)."""
+    json_headers = {"Content-Type": "application/json"}
+    credentials = json.dumps({"username": "alice", "password": "alicepw"})
+    rows = []
+    for connections in (common["connections"], 1):
+        settings = dict(common, connections=connections, threads=min(common["threads"], connections))
+        rows.append(load.run_wrk(f"backend called directly (AuthLink POST /login), {connections} conn.",
+                                 **dict(settings, port=authlink_port), method="POST", path="/login",
+                                 headers=json_headers, body=credentials))
+        rows.append(load.run_wrk(f"data-link gateway (→ AuthLink POST /login), {connections} conn.", **settings,
+                                 method="POST", path="/datalink/authlink/login", headers={**bearer, **json_headers},
+                                 body=credentials))
+    return rows
+
+
+def es256_rows(binaries, workdir, processes, authlink_port, common, pool_size):
+    """Code exchange and refresh on a broker of its own that signs with ES256 (P-256)."""
+    directory = os.path.join(workdir, "es256")
+    os.makedirs(directory)
+    port = broker.free_port()
+    config = broker.write_config(directory, port, authlink_port, None, signing="ES256")
+    server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
+                          os.path.join(directory, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning"))
+    processes.append(server)
+    broker.wait_until_up(port, "/healthz", server)
+    basic = {"Authorization": broker.basic_header(), "Content-Type": "application/x-www-form-urlencoded"}
+    settings = dict(common, port=port)
+    codes = prepare(pool_size, lambda _: broker.authorization_code(port, "authlink", "alice", "alicepw"))
+    exchange = load.run_wrk(
+        "code exchange (ES256)", **settings, method="POST", path="/oauth/token", headers=basic, pool=codes,
+        body=f"grant_type=authorization_code&client_id={broker.APP_KEY}&redirect_uri={broker.REDIRECT_URI}&code={{}}")
+    tokens = prepare(pool_size, lambda _: broker.password_grant(port, "authlink", "alice", "alicepw")["refresh_token"])
+    refresh = load.run_wrk("refresh (rotating, ES256)", **settings, method="POST", path="/oauth/token", headers=basic,
+                           pool=tokens, body="grant_type=refresh_token&refresh_token={}")
+    return [exchange, refresh]
 
 
 def qr_rows(port, common, pool_size):
@@ -319,7 +375,9 @@ def ldap_settings(workdir, cleanups):
         url = start_slapd(os.path.join(workdir, "ldap"), cleanups)
     if not url:
         return None
-    return {"url": url, "username": "alice", "password": "alicepw",
+    # scripts/peers/ldap-start.sh's people (the slapd of PEERS.md and of this run alike).
+    people = [(name, name + "pw") for name in ("alice", "bob", "carol", "dave")]
+    return {"url": url, "username": "alice", "password": "alicepw", "users": people,
             "authentication": {"username": "cn=readonly,dc=example,dc=org", "password": "readonlypw"},
             "options": json.loads(os.environ.get("IDCONNECT_BENCH_LDAP_OPTIONS",
                                                  '{"baseDn": "ou=people,dc=example,dc=org", '

@@ -29,11 +29,13 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def write_config(directory, broker_port, authlink_port, ldap, static_users=None, statement_jwks=None):
+def write_config(directory, broker_port, authlink_port, ldap, static_users=None, statement_jwks=None,
+                 extra_services=(), data_links=(), signing=None):
     """A console-config with one environment: AuthLink (JWT and opaque tokens), LDAP when a slapd
-    is given, and a data link pointing back at the broker's own /healthz (the gateway's floor);
-    with `static_users` (static_user()) a `static` auth service of them, and with `statement_jwks`
-    (statement_key()) registration of app instances of SOFTWARE_ID."""
+    is given, and data links to the broker's own /healthz ("self") and to the AuthLink ("authlink",
+    a backend in a process of its own); with `static_users` (static_user()) a `static` auth service
+    of them, with `statement_jwks` (statement_key()) registration of app instances of SOFTWARE_ID,
+    `extra_services` and `data_links` appended, and `signing` the token algorithm (RS256 when None)."""
     os.makedirs(os.path.join(directory, "config", "secrets"), exist_ok=True)
     with open(os.path.join(directory, "config", "secrets", "app"), "w") as handle:
         handle.write(APP_SECRET)
@@ -45,6 +47,7 @@ def write_config(directory, broker_port, authlink_port, ldap, static_users=None,
             "provider": {"type": "ldap", "remoteService": ldap["url"], "authentication": ldap["authentication"],
                          "options": ldap["options"]},
         })
+    services += list(extra_services)
     if static_users:
         services.append({"id": "static", "name": "static", "redirectUri": [REDIRECT_URI], "grantTtl": 600,
                          "tokenTtl": 3600, "refresh": True, "refreshTtl": 86400,
@@ -52,7 +55,8 @@ def write_config(directory, broker_port, authlink_port, ldap, static_users=None,
     environment = {
         "appKey": APP_KEY, "appSecret": "${file:secrets/app}", "name": "Bench",
         "defaultAuthService": "authlink", "authServices": services,
-        "dataLinks": [{"name": "self", "url": f"http://127.0.0.1:{broker_port}"}],
+        "dataLinks": [{"name": "self", "url": f"http://127.0.0.1:{broker_port}"},
+                      {"name": "authlink", "url": f"http://127.0.0.1:{authlink_port}"}] + list(data_links),
     }
     if statement_jwks:
         environment["registration"] = {"initialAccessTokens": [INITIAL_ACCESS_TOKEN],
@@ -65,10 +69,30 @@ def write_config(directory, broker_port, authlink_port, ldap, static_users=None,
         "storage": "sqlite:" + os.path.join(directory, "broker.sqlite"),
         "environments": [environment],
     }
+    if signing:
+        config["signing"] = {"algorithm": signing}
     # JSON is YAML: no YAML library needed here.
     with open(os.path.join(directory, "config", "bench.yaml"), "w") as handle:
         json.dump(config, handle, indent=1)
     return os.path.join(directory, "config")
+
+
+# The sample AuthLink's users for sign-ins under load: the login throttle lets 5 attempts of one
+# username be in flight, so concurrent sign-ins go round many users.
+BENCH_USERS = [f"user{index:02d}" for index in range(1, 65)]
+BENCH_PASSWORD = "bench-user-pw"
+
+
+def authlink_users_file(directory, repository_users, extra_usernames=()):
+    """The sample AuthLink's own users plus BENCH_USERS and `extra_usernames` (password
+    BENCH_PASSWORD), as a users file for `authlink-sample --users`; returns its path."""
+    with open(repository_users) as handle:
+        document = json.load(handle)
+    document["users"] += [{"username": name, "password": BENCH_PASSWORD} for name in BENCH_USERS + list(extra_usernames)]
+    path = os.path.join(directory, "authlink-users.json")
+    with open(path, "w") as handle:
+        json.dump(document, handle)
+    return path
 
 
 def auth_service(identifier, authlink_port, token_format):

@@ -76,6 +76,9 @@ def parse(name, output, note):
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     if non_2xx:  # wrk counts statuses >= 400 here; a 302 is a success for the sign-in rows
         errors += int(non_2xx.group(1))
+    refused = re.search(r"Error redirects: (\d+)", output)
+    if refused:  # sign-ins answered with a redirect carrying error= (pool.lua)
+        errors += int(refused.group(1))
     socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
     if socket_errors:
         errors += sum(int(value) for value in socket_errors.groups())

@@ -3,7 +3,10 @@
 -- pool again and again until wrk's duration ends (access tokens of many sessions). Configured through environment
 -- variables set by bench.py: BENCH_POOL (file, one value per line), BENCH_METHOD, BENCH_PATH
 -- (with {} for the value, or empty), BENCH_BODY (with {} for the value), BENCH_HEADERS
--- ("Name: value" lines separated by "|", {} for the value).
+-- ("Name: value" lines separated by "|", {} for the value). A line "A B" gives the path (and
+-- headers) A and the body B: a temp login URI and the user who signs in there.
+-- A redirect whose Location carries `error=` (a sign-in refused, e.g. by the login throttle) is
+-- counted: done() prints "Error redirects: N", which load.py adds to the errors.
 local values = {}
 for line in io.lines(os.getenv("BENCH_POOL")) do values[#values + 1] = line end
 local method = os.getenv("BENCH_METHOD") or "POST"
@@ -16,9 +19,25 @@ for pair in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^|]+") do
 end
 
 local counter = 1
+local threads = {}
 function setup(thread)
   thread:set("id", counter)
   counter = counter + 1
+  threads[#threads + 1] = thread
+end
+
+error_redirects = 0
+function response(status, headers, body)
+  local location = headers["Location"] or headers["location"]
+  if status >= 300 and status < 400 and location and string.find(location, "error=", 1, true) then
+    error_redirects = error_redirects + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local total = 0
+  for _, thread in ipairs(threads) do total = total + (thread:get("error_redirects") or 0) end
+  io.write("Error redirects: " .. total .. "\n")
 end
 
 -- wrk reports requests / the full -d duration even when the pool ran out early, so each thread
@@ -60,11 +79,14 @@ function request()
     return wrk.format("GET", "/healthz")
   end
   next_index = next_index + step
-  local path = string.gsub(path_template, "{}", function() return value end)
-  local body = string.gsub(body_template, "{}", function() return value end)
+  local first, second = string.match(value, "^(%S+) (%S+)$")
+  first = first or value
+  second = second or value
+  local path = string.gsub(path_template, "{}", function() return first end)
+  local body = string.gsub(body_template, "{}", function() return second end)
   local filled = {}
   for name, template in pairs(headers) do
-    filled[name] = string.gsub(template, "{}", function() return value end)
+    filled[name] = string.gsub(template, "{}", function() return first end)
   end
   return wrk.format(method, path, filled, body)
 end

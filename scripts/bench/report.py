@@ -22,13 +22,34 @@ def table(results, extras, configuration, options):
     lines.append(f"Broker peak RSS: {extras['peak_rss_mb']} MB")
     by_name = {result.name: result for result in results}
     floor = _first(by_name, "static route")
-    validate = by_name.get("validate (JWT)")
-    exchange = by_name.get("code exchange")
-    if floor and validate:
-        lines.append(f"validate / HTTP floor: {validate.requests_per_second / floor.requests_per_second:.0%}")
-    if exchange:
-        lines.append(f"code exchange / RS256 signing limit: {exchange.requests_per_second / signing['RS256']:.0%} "
-                     "(each exchange signs one access token; with scope openid an id_token too)")
+    if floor:
+        for name in ("validate (JWT)", "validate (opaque)", "introspect (JWT)", "introspect (opaque)"):
+            if name in by_name:
+                lines.append(f"{name} / HTTP floor: {by_name[name].requests_per_second / floor.requests_per_second:.0%}")
+    for name, algorithm in (("code exchange", "RS256"), ("refresh (rotating)", "RS256"),
+                            ("code exchange (ES256)", "ES256"), ("refresh (rotating, ES256)", "ES256")):
+        if name in by_name:
+            lines.append(f"{name} / {algorithm} signing limit: {by_name[name].requests_per_second / signing[algorithm]:.0%} "
+                         "(each signs one access token)")
+    for connections, label in ((options.connections, "req/s"), (1, "p50")):
+        direct = by_name.get(f"backend called directly (AuthLink POST /login), {connections} conn.")
+        gateway = by_name.get(f"data-link gateway (→ AuthLink POST /login), {connections} conn.")
+        if direct and gateway and label == "req/s":
+            lines.append(f"gateway / backend called directly: {gateway.requests_per_second / direct.requests_per_second:.0%} "
+                         f"(the gateway, the backend and wrk share the 2 cores)")
+        elif direct and gateway:
+            lines.append(f"the gateway adds {gateway.p50_ms - direct.p50_ms:.2f} ms at p50 to a call (one at a time)")
+    stream = extras.get("streaming")
+    if stream:
+        lines.append(f"gateway streaming: {stream['megabytes']} MiB down at {stream['gateway_mb_per_s']:,} MiB/s "
+                     f"(direct {stream['direct_mb_per_s']:,} MiB/s), RSS {stream['rss_before_mb']} → at most "
+                     f"{stream['rss_highest_mb']} MB; {stream['upload_megabytes']} MiB up at {stream['upload_mb_per_s']:,} MiB/s, "
+                     f"RSS at most {stream['upload_rss_highest_mb']} MB")
+    second = extras.get("mfa")
+    if second:
+        lines.append(f"second factor (TOTP, automated grant, one at a time, {second['signins_with']} sign-ins): p50 "
+                     f"{second['p50_with_ms']:.2f} ms vs {second['p50_without_ms']:.2f} ms without "
+                     f"(the second step adds {second['overhead_p50_ms']:.2f} ms)")
     raw = extras.get("ldap_raw")
     ldap_login = _first(by_name, "login via LDAP (automated grant), 32") or _first(by_name, "login via LDAP")
     if raw:
