@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 root=$(pwd)
 work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+# `swift run` starts idconnect as a child of its own: the whole process group goes at the end.
+trap 'kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 fail() { echo "readme-check: FAIL: $*" >&2; tail -20 "$work/serve.log" >&2 || true; exit 1; }
 
 cp -r console-config "$work/console-config"
@@ -17,7 +18,7 @@ port=8080
 if curl -s -o /dev/null "http://127.0.0.1:$port/"; then port=$(( 28000 + RANDOM % 2000 )); fi
 extra=()
 [ "$port" != 8080 ] && extra=(--port "$port")
-(cd "$work" && swift run --package-path "$root" idconnect serve "${extra[@]}" >"$work/serve.out" 2>"$work/serve.log") &
+(cd "$work" && exec setsid swift run --package-path "$root" idconnect serve "${extra[@]}" >"$work/serve.out" 2>"$work/serve.log") &
 pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 600); do curl -fs "$base/readyz" >/dev/null 2>&1 && break; sleep 0.5; done
