@@ -17,7 +17,7 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
     let limits = prepared.engine.state.config.server.http
     return Application(
         router: router,
-        server: brokerHTTPServer(limits, tls: prepared.tls),
+        server: brokerHTTPServer(limits, tls: prepared.tls, documents: .wellKnown(prepared.engine), metrics: prepared.metrics),
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
         services: [
             StoreCloser(store: prepared.engine.store),
@@ -36,12 +36,17 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
 /// The broker's HTTP/1.1 server with its connection limits (`server.http`,
 /// docs/security.md, rule 8), over TLS when `tls` is given (`server.tls`): each connection gets
 /// the context `tls` holds when it is accepted, and the limits apply to the decrypted requests.
-public func brokerHTTPServer(_ limits: HTTPLimits, tls: TLSContextSource? = nil) -> HTTPServerBuilder {
+/// `documents` are answered below the router (`PrecomputedDocumentHandler`), counted in `metrics`.
+public func brokerHTTPServer(_ limits: HTTPLimits, tls: TLSContextSource? = nil, documents: PrecomputedDocuments? = nil,
+                             metrics: MetricsRegistry? = nil) -> HTTPServerBuilder {
     guard let tls else {
-        return HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
+        return HTTPServerBuilder { responder in
+            GuardedHTTP1Channel(responder: responder, limits: limits, documents: documents, metrics: metrics)
+        }
     }
     return HTTPServerBuilder { responder in
-        BrokerTLSChannel(base: GuardedHTTP1Channel(responder: responder, limits: limits), source: tls,
+        BrokerTLSChannel(base: GuardedHTTP1Channel(responder: responder, limits: limits, documents: documents, metrics: metrics),
+                         source: tls,
                          handshakeTimeout: .seconds(Int64(limits.headTimeout)))
     }
 }

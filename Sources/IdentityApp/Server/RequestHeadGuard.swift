@@ -9,8 +9,8 @@ final class RequestHeadState: @unchecked Sendable {
     /// Waiting for (or reading) a request head: bytes are counted and the head timer runs.
     var awaitingHead = true
     var headBytes = 0
-    /// The last three bytes seen, to find `CRLF CRLF` across reads.
-    var tail: [UInt8] = []
+    /// Finds the `CRLF CRLF` ending the head, also across reads.
+    var headEnd = HeadEndScanner()
     /// Requests whose response has not been fully written: a raw error answer must not interleave.
     var responsesPending = 0
     var timer: Scheduled<Void>?
@@ -45,7 +45,6 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
             if let end = headEnd(in: buffer) {
                 state.headBytes += end
                 state.awaitingHead = false
-                state.tail = []
                 state.timer?.cancel()
                 state.timer = nil
             } else {
@@ -73,20 +72,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The number of bytes of `buffer` up to and including the `CRLF CRLF` ending the head, if there.
     private func headEnd(in buffer: ByteBuffer) -> Int? {
-        var window = state.tail
-        var found: Int?
-        buffer.withUnsafeReadableBytes { bytes in
-            for (index, byte) in bytes.enumerated() {
-                window.append(byte)
-                if window.count > 4 { window.removeFirst() }
-                if window == [13, 10, 13, 10] {
-                    found = index + 1
-                    return
-                }
-            }
-        }
-        state.tail = Array(window.suffix(3))
-        return found
+        buffer.withUnsafeReadableBytes { state.headEnd.scan($0) }
     }
 
     private func startTimer(_ context: ChannelHandlerContext) {
@@ -148,7 +134,7 @@ final class RequestBoundaryObserver: ChannelDuplexHandler, RemovableChannelHandl
         case .end:
             state.awaitingHead = true
             state.headBytes = 0
-            state.tail = []
+            state.headEnd.reset()
         case .body:
             break
         }

@@ -107,7 +107,8 @@ struct TestBroker {
         var logger = Logger(label: "test-http")
         logger.logLevel = .critical
         let app = Application(router: buildRouter(engine, metrics: prepared.metrics),
-                              server: brokerHTTPServer(engine.state.config.server.http),
+                              server: brokerHTTPServer(engine.state.config.server.http, documents: .wellKnown(engine),
+                                                       metrics: prepared.metrics),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         defer { if ownsDirectory { try? FileManager.default.removeItem(at: directory) } }
         return try await app.test(.live, body)
