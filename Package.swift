@@ -43,8 +43,10 @@ let package = Package(
         .target(name: "IdentityConfig", dependencies: [
             "IdentityCore", "Yams", .product(name: "X509", package: "swift-certificates"),
         ]),
+        // RS256 signing through OpenSSL 3's libcrypto (twice BoringSSL's rate here; JOSE's OpenSSLRSASigner).
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "JOSE", dependencies: [
-            "IdentityCore", .product(name: "Crypto", package: "swift-crypto"),
+            "IdentityCore", "COpenSSL", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "StoreContracts", dependencies: ["IdentityCore"]),

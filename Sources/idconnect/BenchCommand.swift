@@ -12,7 +12,8 @@ struct BenchCommand: AsyncParsableCommand {
                                                     subcommands: [Signing.self, SAMLVerification.self])
 
     struct Signing: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Signatures per second for RS256 (RSA-2048) and ES256, on every core.")
+        static let configuration = CommandConfiguration(
+            abstract: "Signatures per second for RS256 (RSA-2048) and ES256, on every core; RS256 also through swift-crypto alone.")
 
         @Option(help: "Seconds to sign for, per algorithm.") var seconds: Double = 2
         @Option(help: "Signing threads (default: active processors).") var threads: Int?
@@ -24,7 +25,12 @@ struct BenchCommand: AsyncParsableCommand {
                 let key = try SigningKey.generate(algorithm)
                 results[algorithm.rawValue] = try await Self.signaturesPerSecond(key: key, workers: workers, seconds: seconds)
             }
-            let json = try JSONSerialization.data(withJSONObject: ["threads": workers, "signs_per_second": results], options: [.sortedKeys])
+            // The same RSA work through swift-crypto (BoringSSL), which the broker uses when
+            // OpenSSL cannot load a key: the comparison docs/benchmarks.md reports.
+            let rsa = try SigningKey.generate(.rs256)
+            results["RS256 (swift-crypto)"] = try await Self.signaturesPerSecond(key: rsa.withoutOpenSSL, workers: workers, seconds: seconds)
+            let json = try JSONSerialization.data(withJSONObject: ["threads": workers, "signs_per_second": results,
+                                                                   "rs256_library": rsa.signingLibrary], options: [.sortedKeys])
             print(String(decoding: json, as: UTF8.self))
         }
 
