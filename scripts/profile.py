@@ -57,7 +57,7 @@ def prepare(count, make):
         return list(pool.map(make, range(count)))
 
 
-def report(data, workdir):
+def report(data, workdir, system_wide=False):
     demangle = [shutil.which("swift-demangle") or "/opt/swift/usr/bin/swift-demangle", "--simplified"]
 
     def perf_report(*arguments):
@@ -65,6 +65,11 @@ def report(data, workdir):
                               capture_output=True, text=True, check=True).stdout
         return subprocess.run(demangle, input=text, capture_output=True, text=True).stdout
 
+    if system_wide:
+        print("== CPU by command (all processes)")
+        lines = [line for line in perf_report("--no-children", "-g", "none", "--sort", "comm", "--percent-limit", "0.5")
+                 .splitlines() if line.strip() and not line.startswith("#")]
+        print("\n".join(lines[:15]))
     print("== hottest functions (self time)")
     lines = [line for line in perf_report("--no-children", "-g", "none", "--sort", "dso,symbol", "--percent-limit", "0.7")
              .splitlines() if line.strip() and not line.startswith("#")]
@@ -83,6 +88,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--keep", action="store_true", help="keep the work directory (perf.data, logs)")
+    parser.add_argument("--system-wide", action="store_true",
+                        help="record every process (wrk, the AuthLink, the kernel) and report by command first")
     options = parser.parse_args()
     directory = os.path.join(ROOT, ".build", "release")
     workdir = tempfile.mkdtemp(prefix="idconnect-profile-")
@@ -105,13 +112,14 @@ def main():
         loader = threading.Thread(target=lambda: results.append(load.run_wrk(
             options.scenario, port=port, duration=options.seconds, connections=options.connections, threads=2, **arguments)))
         loader.start()
-        subprocess.run(["perf", "record", "-q", "-F", "997", "-g", "-o", data, "-p", str(server.pid), "--",
+        target = ["-a"] if options.system_wide else ["-p", str(server.pid)]
+        subprocess.run(["perf", "record", "-q", "-F", "997", "-g", "-o", data, *target, "--",
                         "sleep", str(max(1, options.seconds - 1))], check=True, capture_output=True)
         loader.join()
         result = results[0]
         print(f"{options.scenario}: {result.requests_per_second:,.0f} req/s, p50 {result.p50_ms:.2f} ms, "
               f"p99 {result.p99_ms:.2f} ms, errors {result.errors} (under perf: a little slower than without)")
-        report(data, workdir)
+        report(data, workdir, options.system_wide)
     finally:
         for process in processes:
             process.terminate()

@@ -6,14 +6,15 @@ extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try encode(pending)
         try await pool.write { db in
-            try db.execute(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)",
-                           arguments: [idHash, data, pending.expiresAt.sql])
+            try db.cachedStatement(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)")
+                .execute(arguments: [idHash, data, pending.expiresAt.sql])
         }
     }
 
     public func pending(idHash: String) async throws -> PendingAuthorization? {
         let data = try await pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?", arguments: [idHash])
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?"),
+                arguments: [idHash])
         }
         return try data.map { try decode(PendingAuthorization.self, $0) }
     }
@@ -21,8 +22,8 @@ extension SQLiteStore: PendingAuthorizationStore {
     public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try encode(pending)
         try await pool.write { db in
-            try db.execute(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?",
-                           arguments: [data, pending.expiresAt.sql, idHash])
+            try db.cachedStatement(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?")
+                .execute(arguments: [data, pending.expiresAt.sql, idHash])
         }
     }
 
@@ -32,7 +33,7 @@ extension SQLiteStore: PendingAuthorizationStore {
 
     /// Deletes the pending authorization; whether it was there.
     static func deletePending(idHash: String, in db: Database) throws -> Bool {
-        try db.execute(sql: "DELETE FROM pending_authorizations WHERE id_hash = ?", arguments: [idHash])
+        try db.cachedStatement(sql: "DELETE FROM pending_authorizations WHERE id_hash = ?").execute(arguments: [idHash])
         return db.changesCount == 1
     }
 }
@@ -45,24 +46,25 @@ extension SQLiteStore: AuthorizationCodeStore {
 
     /// The code row (`data` is the encoded code), inside whatever transaction `db` is in.
     static func insert(_ code: AuthorizationCode, data: Data, in db: Database) throws {
-        try db.execute(sql: "INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (?, ?, ?)",
-                       arguments: [code.hash, data, code.expiresAt.sql])
+        try db.cachedStatement(sql: "INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (?, ?, ?)")
+            .execute(arguments: [code.hash, data, code.expiresAt.sql])
     }
 
     public func code(hash: String) async throws -> AuthorizationCode? {
         let data = try await pointRead { db in
-            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM authorization_codes WHERE code_hash = ?"), arguments: [hash])
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM authorization_codes WHERE code_hash = ?"),
+                arguments: [hash])
         }
         return try data.map { try decode(AuthorizationCode.self, $0) }
     }
 
     public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {
         let row = try await pool.write { db -> (Data, Bool, String?)? in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE authorization_codes SET used_at = ?, family_id = ? WHERE code_hash = ? AND used_at IS NULL
-                """, arguments: [date.sql, familyId, hash])
+                """).execute(arguments: [date.sql, familyId, hash])
             let first = db.changesCount == 1
-            guard let row = try Row.fetchOne(db, sql: "SELECT data, family_id FROM authorization_codes WHERE code_hash = ?",
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT data, family_id FROM authorization_codes WHERE code_hash = ?"),
                                              arguments: [hash]) else { return nil }
             return (row["data"], first, row["family_id"])
         }

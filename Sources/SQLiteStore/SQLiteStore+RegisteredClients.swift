@@ -6,22 +6,22 @@ extension SQLiteStore: RegisteredClientStore {
     public func insertRegisteredClient(_ client: RegisteredClient) async throws {
         let data = try encode(client)
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at) VALUES (?, ?, ?, ?, ?)
-                """, arguments: [client.clientId, client.appKey, data, client.boundSubject, client.createdAt.sql])
+                """).execute(arguments: [client.clientId, client.appKey, data, client.boundSubject, client.createdAt.sql])
         }
     }
 
     public func registeredClient(id: String) async throws -> RegisteredClient? {
         let data = try await pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?", arguments: [id])
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"), arguments: [id])
         }
         return try data.map { try decode(RegisteredClient.self, $0) }
     }
 
     public func registeredClients(appKey: String) async throws -> [RegisteredClient] {
         let rows = try await pool.read { db in
-            try Data.fetchAll(db, sql: "SELECT data FROM registered_clients WHERE app_key = ? ORDER BY created_at, client_id",
+            try Data.fetchAll(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE app_key = ? ORDER BY created_at, client_id"),
                               arguments: [appKey])
         }
         return try rows.map { try decode(RegisteredClient.self, $0) }
@@ -29,7 +29,7 @@ extension SQLiteStore: RegisteredClientStore {
 
     public func registeredClients(boundTo subject: String) async throws -> [RegisteredClient] {
         let rows = try await pool.read { db in
-            try Data.fetchAll(db, sql: "SELECT data FROM registered_clients WHERE bound_subject = ? ORDER BY created_at, client_id",
+            try Data.fetchAll(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE bound_subject = ? ORDER BY created_at, client_id"),
                               arguments: [subject])
         }
         return try rows.map { try decode(RegisteredClient.self, $0) }
@@ -37,19 +37,20 @@ extension SQLiteStore: RegisteredClientStore {
 
     public func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool {
         try await pool.write { db in
-            guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?",
+            guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"),
                                                arguments: [client.clientId]) else { return false }
             let stored = try self.decode(RegisteredClient.self, data)
             guard stored.registrationTokenHash == expectedTokenHash else { return false }
-            try db.execute(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?",
-                           arguments: [try self.encode(stored.applyingMetadata(of: client)), client.clientId])
+            try db.cachedStatement(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?")
+                .execute(arguments: [try self.encode(stored.applyingMetadata(of: client)), client.clientId])
             return true
         }
     }
 
     public func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool {
         try await pool.write { db in
-            guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?", arguments: [id]) else {
+            guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"),
+                arguments: [id]) else {
                 return false
             }
             var client = try self.decode(RegisteredClient.self, data)
@@ -57,34 +58,36 @@ extension SQLiteStore: RegisteredClientStore {
             client.boundSubject = subject
             client.sessionId = sessionId
             client.boundAt = date
-            try db.execute(sql: "UPDATE registered_clients SET data = ?, bound_subject = ? WHERE client_id = ?",
-                           arguments: [try self.encode(client), subject, id])
+            try db.cachedStatement(sql: "UPDATE registered_clients SET data = ?, bound_subject = ? WHERE client_id = ?")
+                .execute(arguments: [try self.encode(client), subject, id])
             return true
         }
     }
 
     public func unbindRegisteredClientSession(id: String) async throws {
         try await pool.write { db in
-            guard let data = try Data.fetchOne(db, sql: "SELECT data FROM registered_clients WHERE client_id = ?", arguments: [id]) else {
+            guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"),
+                arguments: [id]) else {
                 return
             }
             var client = try self.decode(RegisteredClient.self, data)
             client.sessionId = nil
-            try db.execute(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?", arguments: [try self.encode(client), id])
+            try db.cachedStatement(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?")
+                .execute(arguments: [try self.encode(client), id])
         }
     }
 
     public func deleteRegisteredClient(id: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM registered_clients WHERE client_id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM registered_clients WHERE client_id = ?").execute(arguments: [id])
             return db.changesCount > 0
         }
     }
 
     public func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < ?",
-                           arguments: [date.sql])
+            try db.cachedStatement(sql: "DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < ?")
+                .execute(arguments: [date.sql])
             return db.changesCount
         }
     }

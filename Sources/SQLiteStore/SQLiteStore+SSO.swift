@@ -6,7 +6,7 @@ import IdentityCore
 extension SQLiteStore: SSOStore {
     public func ssoRecord(hash: String) async throws -> SSORecord? {
         let data = try await pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT data FROM sso_sessions WHERE id_hash = ?", arguments: [hash])
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM sso_sessions WHERE id_hash = ?"), arguments: [hash])
         }
         return try data.map { try decode(SSORecord.self, $0) }
     }
@@ -14,16 +14,16 @@ extension SQLiteStore: SSOStore {
     public func saveSSORecord(_ record: SSORecord, hash: String) async throws {
         let data = try encode(record)
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO sso_sessions (id_hash, data, expires_at) VALUES (?, ?, ?)
                 ON CONFLICT(id_hash) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at
-                """, arguments: [hash, data, record.expiresAt.sql])
+                """).execute(arguments: [hash, data, record.expiresAt.sql])
         }
     }
 
     public func deleteSSORecord(hash: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM sso_sessions WHERE id_hash = ?", arguments: [hash])
+            try db.cachedStatement(sql: "DELETE FROM sso_sessions WHERE id_hash = ?").execute(arguments: [hash])
         }
     }
 }

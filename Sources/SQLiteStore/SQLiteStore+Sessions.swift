@@ -11,12 +11,12 @@ extension SQLiteStore: SessionStore {
 
     /// The session row, inside whatever transaction `db` is in.
     static func insert(_ session: LoginSession, attributes: Data, in db: Database) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                 upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
                 user_agent, client_address, last_used_at, amr, upstream_session)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
+            """).execute(arguments: [session.id, session.subject, session.userId, session.appKey, session.authServiceId,
                              attributes, session.sealedUpstream, session.upstreamExpiresAt?.sql,
                              session.authTime.sql, session.createdAt.sql, session.expiresAt.sql,
                              session.revokedAt?.sql, session.version, session.maxExpiresAt?.sql,
@@ -45,12 +45,12 @@ extension SQLiteStore: SessionStore {
 
     public func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: """
+            try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.sessionColumns) FROM sessions
                 WHERE revoked_at IS NULL AND expires_at > ?
                   AND (? IS NULL OR auth_service_id = ?) AND (? IS NULL OR lower(user_id) = lower(?) OR subject = ?)
                 ORDER BY created_at DESC LIMIT ?
-                """,
+                """),
                 arguments: [now.sql, authServiceId, authServiceId, user, user, user, limit]).map { try self.session(from: $0) }
         }
     }
@@ -81,16 +81,16 @@ extension SQLiteStore: SessionStore {
     public func revokeSession(id: String, at date: Date) async throws {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         try await pool.write { db in
-            try db.execute(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?), upstream = NULL WHERE id = ?",
-                           arguments: [date.sql, id])
-            try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
-                           arguments: [date.sql, id])
+            try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?), upstream = NULL WHERE id = ?")
+                .execute(arguments: [date.sql, id])
+            try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
+                .execute(arguments: [date.sql, id])
         }
     }
 
     public func touchSession(id: String, at date: Date) async throws {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?", arguments: [date.sql, id])
+            try db.cachedStatement(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?").execute(arguments: [date.sql, id])
         }
     }
 
@@ -116,9 +116,10 @@ extension SQLiteStore: SessionStore {
             }
             let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
             for id in ids {
-                try db.execute(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?", arguments: [date.sql, id])
-                try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?",
-                               arguments: [date.sql, id])
+                try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?")
+                    .execute(arguments: [date.sql, id])
+                try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
+                    .execute(arguments: [date.sql, id])
             }
             return ids
         }
@@ -129,11 +130,11 @@ extension SQLiteStore: SessionStore {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         let encodedAttributes = try attributes.map { try encode($0) }
         return try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE sessions SET upstream = ?, upstream_expires_at = ?, attributes = COALESCE(?, attributes),
                     version = version + 1
                 WHERE id = ? AND version = ? AND revoked_at IS NULL
-                """, arguments: [sealedUpstream, upstreamExpiresAt?.sql, encodedAttributes, sessionId, expectedVersion])
+                """).execute(arguments: [sealedUpstream, upstreamExpiresAt?.sql, encodedAttributes, sessionId, expectedVersion])
             return db.changesCount == 1
         }
     }
@@ -151,39 +152,42 @@ extension SQLiteStore {
 extension SQLiteStore: TokenFamilyStore {
     public func insertFamily(_ family: TokenFamily) async throws {
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
                     refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
+                """).execute(arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
                                  family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
                                  family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
                                  family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
                                  ClaimsRequest.encode(family.claims)])
             if let expiry = family.refreshExpiresAt {
-                try db.execute(sql: Self.extendSessionSQL, arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
+                try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
             }
         }
     }
 
     public func family(id: String) async throws -> TokenFamily? {
         try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.familyColumns) FROM token_families WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE id = ?"),
+                arguments: [id])
                 .map { Self.family(from: $0) }
         }
     }
 
     public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
         try await pool.read { db in
-            if let row = try Row.fetchOne(db, sql: "SELECT \(Self.familyColumns) FROM token_families WHERE refresh_hash = ?", arguments: [refreshHash]) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE refresh_hash = ?"),
+                arguments: [refreshHash]) {
                 return (Self.family(from: row), .current)
             }
-            if let row = try Row.fetchOne(db, sql: "SELECT \(Self.familyColumns) FROM token_families WHERE previous_refresh_hash = ?", arguments: [refreshHash]) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE previous_refresh_hash = ?"),
+                arguments: [refreshHash]) {
                 return (Self.family(from: row), .previous)
             }
-            if let row = try Row.fetchOne(db, sql: """
+            if let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Self.familyColumns(alias: "f")) FROM retired_refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?
-                """, arguments: [refreshHash]) {
+                """), arguments: [refreshHash]) {
                 return (Self.family(from: row), .retired)
             }
             return nil
@@ -193,20 +197,21 @@ extension SQLiteStore: TokenFamilyStore {
     public func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                               graceResponse: Data?, at date: Date) async throws -> Bool {
         try await pool.write { db in
-            let previous = try String.fetchOne(db, sql: "SELECT previous_refresh_hash FROM token_families WHERE id = ?",
+            let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT previous_refresh_hash FROM token_families WHERE id = ?"),
                                                arguments: [familyId])
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE token_families SET refresh_hash = ?, refresh_expires_at = ?, previous_refresh_hash = ?,
                     rotated_at = ?, grace_response = ?
                 WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL
-                """, arguments: [newHash, expiresAt.sql, oldHash, date.sql, graceResponse, familyId, oldHash])
+                """).execute(arguments: [newHash, expiresAt.sql, oldHash, date.sql, graceResponse, familyId, oldHash])
             guard db.changesCount == 1 else { return false }
             if let previous {
-                try db.execute(sql: "INSERT OR IGNORE INTO retired_refresh_tokens (token_hash, family_id) VALUES (?, ?)",
-                               arguments: [previous, familyId])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO retired_refresh_tokens (token_hash, family_id) VALUES (?, ?)")
+                    .execute(arguments: [previous, familyId])
             }
-            let sessionId = try String.fetchOne(db, sql: "SELECT session_id FROM token_families WHERE id = ?", arguments: [familyId])
-            try db.execute(sql: Self.extendSessionSQL, arguments: [expiresAt.sql, date.sql, sessionId])
+            let sessionId = try String.fetchOne(db.cachedStatement(sql: "SELECT session_id FROM token_families WHERE id = ?"),
+                arguments: [familyId])
+            try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiresAt.sql, date.sql, sessionId])
             return true
         }
     }
@@ -215,7 +220,8 @@ extension SQLiteStore: TokenFamilyStore {
     public func revokeFamily(id: String, at date: Date) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         return try await pool.write { db in
-            try db.execute(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?", arguments: [date.sql, id])
+            try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
+                .execute(arguments: [date.sql, id])
             return db.changesCount > 0
         }
     }
@@ -223,11 +229,11 @@ extension SQLiteStore: TokenFamilyStore {
     public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         return try await pool.write { db in
-            let sessions = try String.fetchAll(db, sql: """
+            let sessions = try String.fetchAll(db.cachedStatement(sql: """
                 SELECT DISTINCT session_id FROM token_families WHERE client_id = ? AND revoked_at IS NULL
-                """, arguments: [clientId])
-            try db.execute(sql: "UPDATE token_families SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
-                           arguments: [date.sql, clientId])
+                """), arguments: [clientId])
+            try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL")
+                .execute(arguments: [date.sql, clientId])
             return sessions
         }
     }
@@ -235,12 +241,12 @@ extension SQLiteStore: TokenFamilyStore {
     public func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         return try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE sessions SET revoked_at = ?, upstream = NULL
                 WHERE id = ? AND revoked_at IS NULL
                   AND NOT EXISTS (SELECT 1 FROM token_families WHERE session_id = ? AND revoked_at IS NULL
                       AND (COALESCE(refresh_expires_at, 0) > ? OR MAX(created_at, COALESCE(rotated_at, 0)) > ?))
-                """, arguments: [date.sql, id, id, date.sql, issuedAfter.sql])
+                """).execute(arguments: [date.sql, id, id, date.sql, issuedAfter.sql])
             return db.changesCount == 1
         }
     }

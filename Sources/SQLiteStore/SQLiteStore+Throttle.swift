@@ -23,19 +23,19 @@ extension SQLiteStore: ThrottleStore {
     public func throttleSucceeded(reset: String?, release: String?) async throws {
         guard reset != nil || release != nil else { return }
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 UPDATE throttle SET count = CASE WHEN key_hash = ?1 THEN 0 ELSE MAX(count - 1, 0) END
                 WHERE key_hash IN (?1, ?2)
-                """, arguments: [reset, release])
+                """).execute(arguments: [reset, release])
         }
     }
 
     public func capThrottle(maxRows: Int) async throws {
         try await pool.write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 DELETE FROM throttle WHERE key_hash IN (
                     SELECT key_hash FROM throttle ORDER BY count >= 5 DESC, last_attempt DESC LIMIT -1 OFFSET ?)
-                """, arguments: [maxRows])
+                """).execute(arguments: [maxRows])
         }
     }
 }

@@ -40,11 +40,11 @@ extension JSONValue {
 
     static func writeObject(_ object: [String: JSONValue], into output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
-        for (index, key) in object.keys.sorted().enumerated() {
+        for (index, member) in object.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
-            writeString(key, into: &output)
+            writeString(member.key, into: &output)
             output.append(UInt8(ascii: ":"))
-            object[key]!.write(into: &output)
+            member.value.write(into: &output)
         }
         output.append(UInt8(ascii: "}"))
     }
@@ -62,6 +62,12 @@ extension JSONValue {
 
     static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // Most strings (ids, tokens, URLs) need no escape: copied whole.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: text.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

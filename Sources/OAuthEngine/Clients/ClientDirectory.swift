@@ -3,24 +3,41 @@ import IdentityConfig
 import IdentityCore
 import StoreContracts
 
-/// An auth service ready for use: its configuration and its connector.
-public struct ResolvedAuthService: Sendable {
+/// An auth service ready for use: its configuration and its connector. A class: every request
+/// passes it around inside a `ResolvedClient`, and copying the configuration structs field by
+/// field cost more than the lookups (3% of an introspection); it never changes once built.
+public final class ResolvedAuthService: Sendable {
     public let service: AuthService
     public let connector: any Connector
     /// Stable namespace for subjects: `org:<id>/<service>` or `env:<appKey>/<service>`.
     public let namespace: String
 
     public var id: String { service.id }
+
+    public init(service: AuthService, connector: any Connector, namespace: String) {
+        self.service = service
+        self.connector = connector
+        self.namespace = namespace
+    }
 }
 
 /// An environment with the auth services it can use (its own first, then its organization's).
-public struct EnvironmentEntry: Sendable {
+/// A class for the same reason as ``ResolvedAuthService``; it never changes once built.
+public final class EnvironmentEntry: Sendable {
     public let environment: Environment
     public let services: [String: ResolvedAuthService]
     public let defaultService: ResolvedAuthService?
     /// The APIs its tokens may be for: the environment's declarations, then the organization's
     /// for scopes the environment does not declare (docs/api-resources.md).
-    public var apiResources: [APIResource] = []
+    public let apiResources: [APIResource]
+
+    public init(environment: Environment, services: [String: ResolvedAuthService], defaultService: ResolvedAuthService?,
+                apiResources: [APIResource] = []) {
+        self.environment = environment
+        self.services = services
+        self.defaultService = defaultService
+        self.apiResources = apiResources
+    }
 }
 
 /// A `client_id` resolved to an environment and one auth service
