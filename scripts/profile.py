@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the broker spends its CPU under one benchmark load (docs/benchmarks.md, "Profiles").
 
-    scripts/profile.py validate|validate-opaque|introspect|exchange|refresh|gateway|discovery [--seconds 10]
+    scripts/profile.py validate|validate-opaque|introspect|exchange|refresh|gateway|discovery|login [--seconds 10]
 
 Starts the sample AuthLink and the release build of the broker as scripts/bench.py does, puts the
 load on it with wrk, records the broker with `perf record -g` meanwhile, and prints the hottest
@@ -49,6 +49,13 @@ def scenario(name, port, pool_size):
         tokens = prepare(pool_size, lambda _: broker.password_grant(port, "authlink", "alice", "alicepw")["refresh_token"])
         return dict(method="POST", path="/oauth/token", headers={**basic, **FORM}, pool=tokens,
                     body="grant_type=refresh_token&refresh_token={}")
+    if name == "login":
+        paths = prepare(pool_size // 4, lambda _: broker.temp_login_path(port, "authlink"))
+        users = broker.BENCH_USERS
+        pool = [f"{path} {users[index % len(users)]}&password={broker.BENCH_PASSWORD}" for index, path in enumerate(paths)]
+        body = (f"client_id={broker.client_id('authlink')}&redirect_uri={broker.REDIRECT_URI}"
+                "&response_type=code&username={}")
+        return dict(method="POST", path="{}", headers=FORM, body=body, pool=pool)
     raise SystemExit(f"unknown scenario {name}")
 
 
@@ -97,8 +104,8 @@ def main():
     processes = []
     try:
         authlink_port, port = broker.free_port(), broker.free_port()
-        processes.append(broker.start([os.path.join(directory, "authlink-sample"), "--port", str(authlink_port), "--users",
-                                       os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json")],
+        users = broker.authlink_users_file(workdir, os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json"), [])
+        processes.append(broker.start([os.path.join(directory, "authlink-sample"), "--port", str(authlink_port), "--users", users],
                                       os.path.join(workdir, "authlink.log")))
         broker.wait_until_up(authlink_port, "/", processes[-1])
         config = broker.write_config(workdir, port, authlink_port, None)

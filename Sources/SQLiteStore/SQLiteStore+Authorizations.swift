@@ -12,7 +12,7 @@ extension SQLiteStore: PendingAuthorizationStore {
     }
 
     public func pending(idHash: String) async throws -> PendingAuthorization? {
-        let data = try await pool.read { db in
+        let data = try await pointRead { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?"),
                 arguments: [idHash])
         }

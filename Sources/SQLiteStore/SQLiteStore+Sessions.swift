@@ -168,7 +168,7 @@ extension SQLiteStore: TokenFamilyStore {
     }
 
     public func family(id: String) async throws -> TokenFamily? {
-        try await pool.read { db in
+        try await pointRead { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE id = ?"),
                 arguments: [id])
                 .map { Self.family(from: $0) }
@@ -176,7 +176,7 @@ extension SQLiteStore: TokenFamilyStore {
     }
 
     public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
-        try await pool.read { db in
+        try await pointRead { db in
             if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE refresh_hash = ?"),
                 arguments: [refreshHash]) {
                 return (Self.family(from: row), .current)

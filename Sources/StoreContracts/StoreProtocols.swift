@@ -186,6 +186,9 @@ public protocol ThrottleStore: Sendable {
     /// key has fewer than `limit` attempts in its window, or its last attempt is at least
     /// `spacing` old; otherwise nothing changes and it returns false.
     func throttleAttempt(_ rule: ThrottleRule, at date: Date) async throws -> Bool
+    /// `throttleAttempt` for each rule in order, stopping at the first that refuses (the rules
+    /// before it stay counted); true when all allowed. A backend may make it one round trip.
+    func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool
     /// A success: clears the counter `reset` (the username) and takes back one attempt of
     /// `release` (the address, so that many people behind one address are not held back).
     func throttleSucceeded(reset: String?, release: String?) async throws
@@ -193,6 +196,13 @@ public protocol ThrottleStore: Sendable {
     /// reached a limit (five attempts or more) last, so a flood of junk keys cannot evict the
     /// counter that is holding a guesser back.
     func capThrottle(maxRows: Int) async throws
+}
+
+extension ThrottleStore {
+    public func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool {
+        for rule in rules where try await !throttleAttempt(rule, at: date) { return false }
+        return true
+    }
 }
 
 /// Health and housekeeping.

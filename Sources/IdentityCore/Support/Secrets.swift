@@ -1,5 +1,10 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Random values and one-way hashes for bearer secrets (codes, refresh tokens, temp-login ids).
 ///
@@ -8,15 +13,19 @@ import Foundation
 public enum Secrets {
     /// A random URL-safe string carrying `bytes` bytes of entropy (default 256 bits).
     public static func randomToken(bytes: Int = 32) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let raw = (0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Base64URL.encode(raw)
+        Base64URL.encode(randomBytes(bytes))
     }
 
-    /// Random bytes from the system generator.
+    /// Random bytes from the system generator, in one call: `UInt8.random(using:)` with
+    /// `SystemRandomNumberGenerator` made one `getrandom(2)` per byte — 72 system calls for the
+    /// three identifiers of a code exchange (docs/benchmarks.md). `arc4random_buf` is the kernel's
+    /// CSPRNG through a single `getrandom` on glibc 2.36+, and the system's CSPRNG on Darwin.
     public static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        guard count > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            arc4random_buf(buffer.baseAddress!, count)
+            initialized = count
+        }
     }
 
     /// The hash under which a bearer secret is stored: SHA-256, base64url.

@@ -61,10 +61,9 @@ public struct LoginThrottle: Sendable {
     /// The address goes first: an address that is held back spends nobody's username budget and
     /// adds no counter for each new username it tries.
     public func attempt(_ keys: Keys, store: any ThrottleStore, now: Date) async throws -> Bool {
-        if let address = keys.address {
-            guard try await store.throttleAttempt(rule(address, perAddress), at: now) else { return false }
-        }
-        return try await store.throttleAttempt(rule(keys.username, perUsername), at: now)
+        var rules = [rule(keys.username, perUsername)]
+        if let address = keys.address { rules.insert(rule(address, perAddress), at: 0) }
+        return try await store.throttleAttempts(rules, at: now)
     }
 
     /// A successful sign-in.
