@@ -110,6 +110,10 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
                           os.path.join(workdir, "broker.log"), env=env)
     processes.append(server)
     broker.wait_until_up(port, "/healthz", server)
+    # CPU per request of the broker and of the AuthLink (the connector and the gateway's backend)
+    # beside every row: steadier than req/s when the machine's share of the CPU drifts.
+    load.watch("broker", server.pid)
+    load.watch("authlink", processes[0].pid)
 
     jwt = broker.password_grant(port, "authlink", "alice", "alicepw")
     opaque = broker.password_grant(port, "authlink-opaque", "alice", "alicepw")
@@ -169,7 +173,7 @@ def glewlwyd_rows(binaries, workdir, processes, cleanups, authlink_port, common,
         return None
     directory = os.path.join(workdir, "side-by-side")
     os.makedirs(directory)
-    port, statement_key = start_comparison_broker(binaries, directory, processes, authlink_port, iterations)
+    port, statement_key, comparison_pid = start_comparison_broker(binaries, directory, processes, authlink_port, iterations)
     # Glewlwyd's connections commit with SQLite's default synchronous=FULL, an fsync per commit
     # (the broker: WAL with synchronous=NORMAL, none); on tmpfs those cost nothing, so the rows
     # compare request handling, not the disk.
@@ -185,8 +189,13 @@ def glewlwyd_rows(binaries, workdir, processes, cleanups, authlink_port, common,
 
     cleanups.append(cleanup)  # before the start: one that fails halfway leaves a pid file
     database = os.path.join(shm or peer_directory, "glewlwyd.sqlite3")
-    peer_port = glewlwyd_peer.start(peer_directory, iterations, database)["PORT"]
+    started = glewlwyd_peer.start(peer_directory, iterations, database)
+    peer_port = started["PORT"]
     glewlwyd_peer.check(peer_port)
+    # Each side's CPU per request: the comparison broker's and Glewlwyd's.
+    load.watch("authlink", None)
+    load.watch("broker", comparison_pid)
+    load.watch("glewlwyd", int(started["PID"]))
     ours, theirs = our_loads(port, statement_key), glewlwyd_loads(peer_port)
     rows = []
     for load_name in ours:
@@ -201,7 +210,7 @@ def glewlwyd_rows(binaries, workdir, processes, cleanups, authlink_port, common,
 
 
 def start_comparison_broker(binaries, directory, processes, authlink_port, iterations):
-    """Returns (port, the PEM file that signs its software statements)."""
+    """Returns (port, the PEM file that signs its software statements, its pid)."""
     port = broker.free_port()
     statement_key, jwks = broker.statement_key(directory)
     users = [broker.static_user(name, glewlwyd_peer.PASSWORD, iterations) for name in glewlwyd_peer.USERNAMES]
@@ -210,7 +219,7 @@ def start_comparison_broker(binaries, directory, processes, authlink_port, itera
                           os.path.join(directory, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning"))
     processes.append(server)
     broker.wait_until_up(port, "/healthz", server)
-    return port, statement_key
+    return port, statement_key, server.pid
 
 
 PASSWORD_POOL = dict(pool=glewlwyd_peer.USERNAMES, cycle=True)  # round the 64 users: `{}` is the username
@@ -305,6 +314,8 @@ def es256_rows(binaries, workdir, processes, authlink_port, common, pool_size):
                           os.path.join(directory, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning"))
     processes.append(server)
     broker.wait_until_up(port, "/healthz", server)
+    main_broker = load.watched("broker")
+    load.watch("broker", server.pid)
     basic = {"Authorization": broker.basic_header(), "Content-Type": "application/x-www-form-urlencoded"}
     settings = dict(common, port=port)
     codes = prepare(pool_size, lambda _: broker.authorization_code(port, "authlink", "alice", "alicepw"))
@@ -314,6 +325,7 @@ def es256_rows(binaries, workdir, processes, authlink_port, common, pool_size):
     tokens = prepare(pool_size, lambda _: broker.password_grant(port, "authlink", "alice", "alicepw")["refresh_token"])
     refresh = load.run_wrk("refresh (rotating, ES256)", **settings, method="POST", path="/oauth/token", headers=basic,
                            pool=tokens, body="grant_type=refresh_token&refresh_token={}")
+    load.watch("broker", main_broker)
     return [exchange, refresh]
 
 

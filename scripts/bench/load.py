@@ -16,6 +16,36 @@ class Result:
         self.requests = requests
         self.errors = errors
         self.note = note
+        # CPU time (user + system) each watched process spent per request during the run, in
+        # microseconds: steadier than req/s on a shared machine, where the CPU share drifts.
+        self.cpu_us = {}
+
+
+# label -> pid of the processes whose CPU time every run_wrk measures (watch()).
+_watched = {}
+
+
+def watched(label):
+    """The pid watched under `label`, or None."""
+    return _watched.get(label)
+
+
+def watch(label, pid):
+    """Measure the CPU time `pid` spends per request in every later run (None stops)."""
+    if pid is None:
+        _watched.pop(label, None)
+    else:
+        _watched[label] = pid
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process so far (its threads included); None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_wrk(name, port, duration, connections, threads, method="GET", path="/", body="", headers=None,
@@ -43,8 +73,14 @@ def run_wrk(name, port, duration, connections, threads, method="GET", path="/", 
         script = os.path.join(HERE, "pool.lua")
     command = ["wrk", f"-t{threads}", f"-c{max(connections, threads)}", f"-d{duration}s", "--latency",
                "-s", script, f"http://127.0.0.1:{port}{path if pool is None else '/'}"]
+    watched = dict(_watched)
+    before = {label: cpu_seconds(pid) for label, pid in watched.items()}
     output = subprocess.run(command, env=env, capture_output=True, text=True, timeout=duration + 60).stdout
+    after = {label: cpu_seconds(pid) for label, pid in watched.items()}
     result = parse(name, output, note)
+    for label in watched:
+        if before[label] is not None and after[label] is not None and result.requests:
+            result.cpu_us[label] = round((after[label] - before[label]) / result.requests * 1e6, 1)
     span = pool_span(clocks, threads) if clocks else None
     if span:
         result.requests_per_second = result.requests / span

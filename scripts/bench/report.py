@@ -5,7 +5,8 @@ side-by-side table with Glewlwyd."""
 def table(results, extras, configuration, options):
     lines = [f"Identity Connect benchmark ({configuration} build, wrk -t{options.threads} -c{options.connections}, "
              "loopback; wrk shares the machine's cores with the broker)", "",
-             "| scenario | req/s | p50 ms | p99 ms | requests | errors |", "|---|---:|---:|---:|---:|---:|"]
+             "| scenario | req/s | p50 ms | p99 ms | requests | errors | broker CPU µs/req |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for result in results:
         lines.append(row(result))
     for rows in extras["sessions"].values():
@@ -13,8 +14,11 @@ def table(results, extras, configuration, options):
             lines.append(row(_Result(stored)))
     lines.append("")
     signing = extras["signing"]["signs_per_second"]
-    lines.append(f"Signing limit ({extras['signing']['threads']} threads): RS256 (RSA-2048) {signing['RS256']:,}/s, "
-                 f"ES256 {signing['ES256']:,}/s")
+    threads = extras['signing']['threads']
+    boring = signing.get("RS256 (swift-crypto)")
+    lines.append(f"Signing limit ({threads} threads): RS256 (RSA-2048) {signing['RS256']:,}/s "
+                 f"({extras['signing'].get('rs256_library', 'swift-crypto')}"
+                 + (f"; swift-crypto alone {boring:,}/s" if boring else "") + f"), ES256 {signing['ES256']:,}/s")
     saml = extras.get("saml")
     if saml:
         lines.append(f"SAML Responses validated in full (parse, RSA-2048 signature, conditions): {saml['per_second']:,}/s "
@@ -25,18 +29,32 @@ def table(results, extras, configuration, options):
     if floor:
         for name in ("validate (JWT)", "validate (opaque)", "introspect (JWT)", "introspect (opaque)"):
             if name in by_name:
-                lines.append(f"{name} / HTTP floor: {by_name[name].requests_per_second / floor.requests_per_second:.0%}")
+                line = f"{name} / HTTP floor: {by_name[name].requests_per_second / floor.requests_per_second:.0%}"
+                ours, base = by_name[name].cpu_us.get("broker"), floor.cpu_us.get("broker")
+                if ours and base:
+                    line += f" (by the broker's CPU per request: {base / ours:.0%}, {base:.0f} against {ours:.0f} µs)"
+                lines.append(line)
     for name, algorithm in (("code exchange", "RS256"), ("refresh (rotating)", "RS256"),
                             ("code exchange (ES256)", "ES256"), ("refresh (rotating, ES256)", "ES256")):
         if name in by_name:
-            lines.append(f"{name} / {algorithm} signing limit: {by_name[name].requests_per_second / signing[algorithm]:.0%} "
-                         "(each signs one access token)")
+            line = (f"{name} / {algorithm} signing limit: {by_name[name].requests_per_second / signing[algorithm]:.0%} "
+                    "(each signs one access token)")
+            cpu = by_name[name].cpu_us.get("broker")
+            if cpu:
+                signature = threads * 1e6 / signing[algorithm]
+                line += f"; the signature is {signature / cpu:.0%} of the broker's CPU per request ({signature:.0f} of {cpu:.0f} µs)"
+            lines.append(line)
     for connections, label in ((options.connections, "req/s"), (1, "p50")):
         direct = by_name.get(f"backend called directly (AuthLink POST /login), {connections} conn.")
         gateway = by_name.get(f"data-link gateway (→ AuthLink POST /login), {connections} conn.")
         if direct and gateway and label == "req/s":
-            lines.append(f"gateway / backend called directly: {gateway.requests_per_second / direct.requests_per_second:.0%} "
-                         f"(the gateway, the backend and wrk share the 2 cores)")
+            line = (f"gateway / backend called directly: {gateway.requests_per_second / direct.requests_per_second:.0%} "
+                    f"(the gateway, the backend and wrk share the 2 cores)")
+            own, through, broker_cpu = direct.cpu_us.get("authlink"), gateway.cpu_us.get("authlink"), gateway.cpu_us.get("broker")
+            if own and through and broker_cpu:
+                line += (f"; CPU per call: the backend alone {own:.0f} µs, through the gateway {through:.0f} µs "
+                         f"plus the broker's {broker_cpu:.0f} µs")
+            lines.append(line)
         elif direct and gateway:
             lines.append(f"the gateway adds {gateway.p50_ms - direct.p50_ms:.2f} ms at p50 to a call (one at a time)")
     stream = extras.get("streaming")
@@ -85,15 +103,16 @@ def peer_table(peer, options):
     lines = [f"Side by side with Glewlwyd (same run, same wrk settings: -t{options.threads} -c{options.connections}; "
              f"glewlwyd {peer['version'] or '?'}, SQLite WAL {'on tmpfs' if peer['database_on_tmpfs'] else 'on disk'}; "
              f"password hashes PBKDF2-SHA256 with {peer['pbkdf2_iterations']:,} rounds on both sides)", "",
-             "| load | req/s ours | req/s glewlwyd | ours / glewlwyd | p50 ms ours | p50 ms glewlwyd |",
-             "|---|---:|---:|---:|---:|---:|"]
+             "| load | req/s ours | req/s glewlwyd | ours / glewlwyd | p50 ms ours | p50 ms glewlwyd | CPU µs/req ours | CPU µs/req glewlwyd |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     behind, failures = [], []
     for row in peer["rows"]:
         ours, theirs = row["ours"], row["glewlwyd"]
         if theirs["errors"]:
             failures.append(f"{row['load']} {theirs['errors']:,} of {theirs['requests']:,}")
         lines.append(f"| {row['load']} | {ours['requests_per_second']:,.0f} | {theirs['requests_per_second']:,.0f} | "
-                     f"{row['ratio']:.2f} | {ours['p50_ms']:.2f} | {theirs['p50_ms']:.2f} |")
+                     f"{row['ratio']:.2f} | {ours['p50_ms']:.2f} | {theirs['p50_ms']:.2f} | "
+                     f"{_cpu(ours, 'broker')} | {_cpu(theirs, 'glewlwyd')} |")
         if row["ratio"] < 1:
             behind.append(f"{row['load']} ({row['ratio']:.2f})")
     if failures:
@@ -105,7 +124,13 @@ def peer_table(peer, options):
 
 def row(result):
     return (f"| {result.name} | {result.requests_per_second:,.0f} | {result.p50_ms:.2f} | {result.p99_ms:.2f} | "
-            f"{result.requests:,} | {result.errors} |")
+            f"{result.requests:,} | {result.errors} | {_cpu(vars(result), 'broker')} |")
+
+
+def _cpu(values, label):
+    """A row's CPU µs per request of the process `label`, or a dash (not watched)."""
+    cpu = (values.get("cpu_us") or {}).get(label)
+    return f"{cpu:,.0f}" if cpu is not None else "–"
 
 
 def _first(by_name, prefix):

@@ -68,10 +68,12 @@ class Store:
                               os.path.join(directory, "broker.log"), env=env)
         processes.append(server)
         broker.wait_until_up(self.port, "/healthz", server)
+        self.pid = server.pid
         self.tokens = sign_in(self.port, distinct)
         self.stored = fill(os.path.join(directory, "broker.sqlite"), total)
 
     def measure(self, common, many):
+        load.watch("broker", self.pid)
         options = dict(common, port=self.port)
         if many:
             return load.run_wrk(f"validate (JWT), {self.stored:,} sessions stored, {len(self.tokens):,} sessions in turn",
@@ -91,11 +93,16 @@ def mean(results):
     combined = load.Result(first.name, sum(r.requests_per_second for r in results) / len(results),
                            sum(r.p50_ms for r in results) / len(results), max(r.p99_ms for r in results),
                            sum(r.requests for r in results), sum(r.errors for r in results))
+    for label in first.cpu_us:
+        values = [r.cpu_us[label] for r in results if label in r.cpu_us]
+        combined.cpu_us[label] = round(sum(values) / len(values), 1)
     return vars(combined)
 
 
 def compare(binaries, workdir, processes, authlink_port, common, large, distinct):
-    """Returns {"small": [one, many], "large": [one, many]} (rows as dicts)."""
+    """Returns {"small": [one, many], "large": [one, many]} (rows as dicts). The broker being
+    measured is the watched "broker" meanwhile (its CPU per request); the caller's comes back after."""
+    caller = load.watched("broker")
     small = Store(binaries, workdir, processes, authlink_port, "small", distinct, 10_000)
     big = Store(binaries, workdir, processes, authlink_port, "large", distinct, large)
     # The fills leave hundreds of MB of dirty pages: written back during a measurement they cost
@@ -108,4 +115,5 @@ def compare(binaries, workdir, processes, authlink_port, common, large, distinct
         for many in (False, True):
             for name, store in (("small", small), ("large", big)):
                 rounds[(name, many)].append(store.measure(common, many))
+    load.watch("broker", caller)
     return {name: [mean(rounds[(name, False)]), mean(rounds[(name, True)])] for name in ("small", "large")}
