@@ -15,6 +15,7 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     /// swift-metrics handles by name and label values, made once: a request must not allocate them.
     private let counters = Mutex<[MetricKey: CoreMetrics.Counter]>([:])
     private let timers = Mutex<[MetricKey: CoreMetrics.Timer]>([:])
+    private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
 
     struct MetricKey: Hashable {
         var name: String
@@ -45,8 +46,35 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
 
     /// Records one HTTP request. `route` is the matched route template, never the raw path.
     public func request(route: String, method: String, status: Int, seconds: Double) {
-        counter("idconnect_http_requests_total", [("route", route), ("method", method), ("status", String(status))]).increment()
-        timer("idconnect_http_request_duration_seconds", [("route", route)]).recordNanoseconds(Int64(seconds * 1e9))
+        requestSeries(route: route, method: method, status: status).record(seconds: seconds)
+    }
+
+    /// The two series one kind of request is recorded in (its count and its duration), looked up
+    /// once: a hot path keeps it instead of finding both by name on every request.
+    public struct RequestSeries: Sendable {
+        let counter: CoreMetrics.Counter
+        let timer: CoreMetrics.Timer
+
+        public func record(seconds: Double) {
+            counter.increment()
+            timer.recordNanoseconds(Int64(seconds * 1e9))
+        }
+    }
+
+    public func requestSeries(route: String, method: String, status: Int) -> RequestSeries {
+        let key = RequestKey(route: route, method: method, status: status)
+        if let known = requestSeries.withLock({ $0[key] }) { return known }
+        let made = RequestSeries(
+            counter: counter("idconnect_http_requests_total", [("route", route), ("method", method), ("status", String(status))]),
+            timer: timer("idconnect_http_request_duration_seconds", [("route", route)]))
+        return requestSeries.withLock { $0[key, default: made] }
+    }
+
+    /// A request's series by its labels, without building label arrays (every request looks here).
+    private struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
     }
 
     public func login(connector: String, outcome: String) {

@@ -63,9 +63,20 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
     private var routedInFlight = 0
     /// The request being answered here: its remaining parts (`.end`, any body) are dropped.
     private var answering = false
-    /// The body of the last document sent on this connection, kept while its tag is current.
-    private var lastBody: (etag: String, buffer: ByteBuffer)?
+    /// The answers last sent on this connection, kept while the document's tag is current.
+    private var prepared: [Prepared] = []
+    /// The metric series of the (path, status) pairs answered on this connection.
+    private var series: [(path: String, status: Int, series: MetricsRegistry.RequestSeries)] = []
     private var date = HTTPDateCache()
+
+    /// What an answer of one document repeats: its body and both sets of headers.
+    private struct Prepared {
+        let path: String
+        let etag: String
+        let body: ByteBuffer
+        let okFields: HTTPFields
+        let notModifiedFields: HTTPFields
+    }
 
     init(documents: PrecomputedDocuments, metrics: MetricsRegistry?, logger: Logger) {
         self.documents = documents
@@ -107,22 +118,18 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
     private func answer(_ head: HTTPRequest, _ entry: PrecomputedDocuments.Entry, context: ChannelHandlerContext) {
         let started = ContinuousClock.now
         let document = entry.document
+        let ready = prepare(path: head.path ?? "/", entry)
         let requestId = RequestID().description
         let notModified = document.matches(ifNoneMatch: head.headerFields[.ifNoneMatch])
-        var fields = WellKnownController.headers(for: document, maxAge: entry.maxAge, notModified: notModified)
+        var fields = notModified ? ready.notModifiedFields : ready.okFields
         fields[.requestId] = requestId
         fields[.date] = date.current()
         let closing = Self.asksToClose(head)
         if closing { fields[.connection] = "close" }
         let status: HTTPResponse.Status = notModified ? .notModified : .ok
-        if notModified {
-            fields[.contentLength] = nil
-        } else {
-            fields[.contentLength] = String(document.bytes.count)
-        }
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         if !notModified {
-            context.write(wrapOutboundOut(.body(body(of: document))), promise: nil)
+            context.write(wrapOutboundOut(.body(ready.body)), promise: nil)
         }
         if closing {
             let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -133,18 +140,24 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
         record(head, status: status, requestId: requestId, context: context, since: started)
     }
 
+    /// The body and headers of `entry` at `path`, made once per document version and connection.
+    private func prepare(path: String, _ entry: PrecomputedDocuments.Entry) -> Prepared {
+        let document = entry.document
+        if let ready = prepared.first(where: { $0.path == path }), ready.etag == document.etag { return ready }
+        var okFields = WellKnownController.headers(for: document, maxAge: entry.maxAge, notModified: false)
+        okFields[.contentLength] = String(document.bytes.count)
+        let ready = Prepared(path: path, etag: document.etag, body: ByteBuffer(bytes: document.bytes), okFields: okFields,
+                             notModifiedFields: WellKnownController.headers(for: document, maxAge: entry.maxAge, notModified: true))
+        prepared.removeAll { $0.path == path }
+        prepared.append(ready)
+        return ready
+    }
+
     /// Whether the `Connection` header carries the `close` option (RFC 9112 §9.6).
     static func asksToClose(_ head: HTTPRequest) -> Bool {
         head.headerFields[values: .connection].contains { value in
             value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
         }
-    }
-
-    private func body(of document: CachedDocument) -> ByteBuffer {
-        if let lastBody, lastBody.etag == document.etag { return lastBody.buffer }
-        let buffer = ByteBuffer(bytes: document.bytes)
-        lastBody = (document.etag, buffer)
-        return buffer
     }
 
     /// The metrics and the log line `RequestLogMiddleware` writes for a routed request.
@@ -153,7 +166,15 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let path = head.path ?? "/"
-        metrics?.request(route: path, method: head.method.rawValue, status: Int(status.code), seconds: seconds)
+        if let metrics {
+            if let known = series.first(where: { $0.status == Int(status.code) && $0.path == path }) {
+                known.series.record(seconds: seconds)
+            } else {
+                let made = metrics.requestSeries(route: path, method: head.method.rawValue, status: Int(status.code))
+                series.append((path, Int(status.code), made))
+                made.record(seconds: seconds)
+            }
+        }
         guard logger.logLevel <= .info else { return }
         var requestLogger = logger
         requestLogger[metadataKey: "hb.request.id"] = .string(requestId)
