@@ -4,7 +4,7 @@ with the sample AuthLink, loads it over loopback with wrk, and prints one table 
 and the ratios that matter. `--smoke` runs every scenario for a moment on the debug build (CI keeps
 it working); the numbers of a smoke run mean nothing.
 
-    scripts/bench.py                 # full run, ~7 minutes
+    scripts/bench.py                 # full run, ~15 minutes
     scripts/bench.py --smoke         # ~1 minute, exits 1 when a scenario fails
 
 The LDAP rows run against the slapd named by IDCONNECT_LDAP_URL, or else against a slapd of the
