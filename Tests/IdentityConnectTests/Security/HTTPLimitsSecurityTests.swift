@@ -60,6 +60,10 @@ struct HTTPLimitsSecurityTests {
         let broker = try await Self.broker()
         try await broker.withClient { client in
             let port = try #require(client.port)
+            // The test client connects in the background; let it connect before a thousand
+            // connections fill the accept queue (on a loaded machine its 5 s connect timeout
+            // expired behind them, CI 2026-11-27).
+            #expect(try await client.get("/healthz").status == .ok)
             try await RawHTTP.holdingConnections(port: port, count: 500, sendFirstByte: false) {
                 try await RawHTTP.holdingConnections(port: port, count: 500, sendFirstByte: true) {
                     let started = ContinuousClock.now
