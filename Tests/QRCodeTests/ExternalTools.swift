@@ -18,10 +18,14 @@ enum ExternalTools {
     static let hasZbar = path(of: "zbarimg") != nil
     static let hasRsvg = path(of: "rsvg-convert") != nil
     static let hasPngcheck = path(of: "pngcheck") != nil
-    static let hasPyPNG: Bool = {
-        guard let python = path(of: "python3") else { return false }
-        return (try? run(python, ["-c", "import png"]).status) == 0
+    /// A python3 that imports pypng: the one on `PATH`, else Debian's, where install-deps.sh puts
+    /// `python3-png` (a pyenv python3 first on `PATH` has no pypng, and the test was skipped in CI).
+    static let pythonWithPyPNG: String? = {
+        [path(of: "python3"), "/usr/bin/python3"].compactMap { $0 }.first { python in
+            FileManager.default.isExecutableFile(atPath: python) && (try? run(python, ["-c", "import png"]).status) == 0
+        }
     }()
+    static let hasPyPNG = pythonWithPyPNG != nil
 
     /// Runs `executable` with `arguments` and waits for it.
     static func run(_ executable: String, _ arguments: [String]) throws -> Output {

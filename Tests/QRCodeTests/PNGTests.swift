@@ -80,7 +80,8 @@ struct PNGTests {
                         cells.append('1' if block == {0} else '0')
                     print(''.join(cells))
                 """
-            let output = try ExternalTools.run(tool: "python3", ["-c", script, file.path, "\(moduleSize)", "\(quietZone)"])
+            let python = try #require(ExternalTools.pythonWithPyPNG)
+            let output = try ExternalTools.run(python, ["-c", script, file.path, "\(moduleSize)", "\(quietZone)"])
             #expect(output.status == 0, "\(output.stderr)")
             let expected = (0..<code.size).map { y in
                 String((0..<code.size).map { code.isDark(x: $0, y: y) ? "1" : "0" })

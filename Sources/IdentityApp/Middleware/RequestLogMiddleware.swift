@@ -14,19 +14,27 @@ struct RequestLogMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         var response = try await next(request, context)
         response.headers[.requestId] = requestId
+        Self.record(on: context.logger, metrics: metrics, route: context.endpointPath ?? "unmatched",
+                    method: request.method.rawValue, path: request.uri.path, status: response.status.code,
+                    client: context.remoteAddress, since: start)
+        return response
+    }
+
+    /// Counts a request in `metrics` under `route` and writes its log line (also for the requests
+    /// `PrecomputedDocumentHandler` answers before the router).
+    static func record(on logger: Logger, metrics: MetricsRegistry?, route: String, method: String, path: String,
+                       status: Int, client: String?, since start: ContinuousClock.Instant) {
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let milliseconds = seconds * 1000
-        metrics.request(route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
-                        status: Int(response.status.code), seconds: seconds)
-        context.logger.info("request", metadata: [
-            "method": .string(request.method.rawValue),
-            "path": .string(Self.loggablePath(request.uri.path)),
-            "status": .stringConvertible(response.status.code),
-            "ms": .string(String(format: "%.2f", milliseconds)),
-            "client": .string(context.remoteAddress ?? "-"),
+        metrics?.request(route: route, method: method, status: status, seconds: seconds)
+        guard logger.logLevel <= .info else { return }
+        logger.info("request", metadata: [
+            "method": .string(method),
+            "path": .string(loggablePath(path)),
+            "status": .stringConvertible(status),
+            "ms": .string(String(format: "%.2f", seconds * 1000)),
+            "client": .string(client ?? "-"),
         ])
-        return response
     }
 
     /// Paths with secrets in them (temp login ids, registration ids) are logged with the secret cut.

@@ -41,12 +41,13 @@ public struct PrecomputedDocuments: Sendable {
 ///
 /// - while a response of the connection is still being written (a pipelined request is answered
 ///   in order by the router, never ahead of the one before it);
-/// - with a body (a `Content-Length` other than 0, any `Transfer-Encoding`), a `Connection` header, or any method but `GET` (`HEAD` and the 405s stay the
-///   router's);
+/// - with a body (a `Content-Length` other than 0, any `Transfer-Encoding`) or any method but
+///   `GET` (`HEAD` and the 405s stay the router's);
 /// - with a query string or a path that is not byte for byte one of the documents.
 ///
 /// The answer is the router's (`WellKnownController.serve`): the same bytes, `ETag`,
-/// `Cache-Control`, 304 for a matching `If-None-Match`, an `X-Request-Id`; the request is counted
+/// `Cache-Control`, 304 for a matching `If-None-Match`, an `X-Request-Id` and a `Date`; `Connection:
+/// close` is honoured. The request is counted
 /// in the metrics under the same route and logged like any other. It sits right after
 /// Hummingbird's connection-state handler, so idle timeouts and graceful shutdown see its
 /// requests and responses as they see the router's.
@@ -65,8 +66,6 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
     private var answering = false
     /// The answers last sent on this connection, kept while the document's tag is current.
     private var prepared: [Prepared] = []
-    /// The metric series of the (path, status) pairs answered on this connection.
-    private var series: [(path: String, status: Int, series: MetricsRegistry.RequestSeries)] = []
     private var date = HTTPDateCache()
 
     /// What an answer of one document repeats: its body and both sets of headers.
@@ -163,27 +162,10 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
     /// The metrics and the log line `RequestLogMiddleware` writes for a routed request.
     private func record(_ head: HTTPRequest, status: HTTPResponse.Status, requestId: String,
                         context: ChannelHandlerContext, since started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let path = head.path ?? "/"
-        if let metrics {
-            if let known = series.first(where: { $0.status == Int(status.code) && $0.path == path }) {
-                known.series.record(seconds: seconds)
-            } else {
-                let made = metrics.requestSeries(route: path, method: head.method.rawValue, status: Int(status.code))
-                series.append((path, Int(status.code), made))
-                made.record(seconds: seconds)
-            }
-        }
-        guard logger.logLevel <= .info else { return }
         var requestLogger = logger
-        requestLogger[metadataKey: "hb.request.id"] = .string(requestId)
-        requestLogger.info("request", metadata: [
-            "method": .string(head.method.rawValue),
-            "path": .string(path),
-            "status": .stringConvertible(status.code),
-            "ms": .string(String(format: "%.2f", seconds * 1000)),
-            "client": .string(context.channel.remoteAddress?.ipAddress ?? "-"),
-        ])
+        if logger.logLevel <= .info { requestLogger[metadataKey: "hb.request.id"] = .string(requestId) }
+        let path = head.path ?? "/"
+        RequestLogMiddleware.record(on: requestLogger, metrics: metrics, route: path, method: head.method.rawValue, path: path,
+                                    status: Int(status.code), client: context.channel.remoteAddress?.ipAddress, since: started)
     }
 }
