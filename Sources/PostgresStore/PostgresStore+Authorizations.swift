@@ -49,6 +49,26 @@ extension PostgresStore: AuthorizationCodeStore {
             """).first {
             return .redeemed(try decode(AuthorizationCode.self, row.decode(Data.self)))
         }
+        return try await notRedeemed(hash: hash)
+    }
+
+    /// The same conditional `UPDATE`, and the family inserted in its transaction when it won.
+    public func redeemCode(hash: String, at date: Date, starting family: TokenFamily) async throws -> CodeRedemption {
+        let redeemed = try await transaction { [logger] connection -> Data? in
+            let rows = try await connection.query("""
+                UPDATE authorization_codes SET used_at = \(date.pg), family_id = \(family.id)
+                WHERE code_hash = \(hash) AND used_at IS NULL RETURNING data
+                """, logger: logger).collect()
+            guard let row = rows.first else { return nil }
+            try await Self.insert(family, on: connection, logger: logger)
+            return try row.decode(Data.self)
+        }
+        if let redeemed { return .redeemed(try decode(AuthorizationCode.self, redeemed)) }
+        return try await notRedeemed(hash: hash)
+    }
+
+    /// A code this call did not redeem: unknown, or used before (with the family it started).
+    private func notRedeemed(hash: String) async throws -> CodeRedemption {
         guard let row = try await rows("SELECT data, family_id FROM authorization_codes WHERE code_hash = \(hash)").first else {
             return .notFound
         }

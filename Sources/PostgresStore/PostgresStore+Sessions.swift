@@ -149,18 +149,22 @@ extension PostgresStore: SessionStore {
 
 extension PostgresStore: TokenFamilyStore {
     public func insertFamily(_ family: TokenFamily) async throws {
-        try await transaction { [logger] connection in
-            try await connection.query("""
-                INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
-                VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
-                    \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
-                    \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated),
-                    \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)))
-                """, logger: logger)
-            if let expiry = family.refreshExpiresAt {
-                try await connection.query(Self.extendSession(to: expiry, usedAt: family.createdAt, sessionId: family.sessionId), logger: logger)
-            }
+        try await transaction { [logger] connection in try await Self.insert(family, on: connection, logger: logger) }
+    }
+
+    /// The family row, and the session's extension when it has a refresh token, inside the
+    /// transaction `connection` is in.
+    static func insert(_ family: TokenFamily, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("""
+            INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
+                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
+            VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
+                \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
+                \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated),
+                \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)))
+            """, logger: logger)
+        if let expiry = family.refreshExpiresAt {
+            try await connection.query(Self.extendSession(to: expiry, usedAt: family.createdAt, sessionId: family.sessionId), logger: logger)
         }
     }
 

@@ -59,11 +59,20 @@ extension SQLiteStore: AuthorizationCodeStore {
     }
 
     public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {
+        try await redeemCode(hash: hash, at: date, familyId: familyId, starting: nil)
+    }
+
+    public func redeemCode(hash: String, at date: Date, starting family: TokenFamily) async throws -> CodeRedemption {
+        try await redeemCode(hash: hash, at: date, familyId: family.id, starting: family)
+    }
+
+    private func redeemCode(hash: String, at date: Date, familyId: String, starting family: TokenFamily?) async throws -> CodeRedemption {
         let row = try await pool.write { db -> (Data, Bool, String?)? in
             try db.cachedStatement(sql: """
                 UPDATE authorization_codes SET used_at = ?, family_id = ? WHERE code_hash = ? AND used_at IS NULL
                 """).execute(arguments: [date.sql, familyId, hash])
             let first = db.changesCount == 1
+            if first, let family { try Self.insert(family, in: db) }
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT data, family_id FROM authorization_codes WHERE code_hash = ?"),
                                              arguments: [hash]) else { return nil }
             return (row["data"], first, row["family_id"])

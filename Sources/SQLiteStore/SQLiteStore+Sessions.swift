@@ -151,19 +151,23 @@ extension SQLiteStore {
 
 extension SQLiteStore: TokenFamilyStore {
     public func insertFamily(_ family: TokenFamily) async throws {
-        try await pool.write { db in
-            try db.cachedStatement(sql: """
-                INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                    refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
-                                 family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
-                                 family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
-                                 family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
-                                 ClaimsRequest.encode(family.claims)])
-            if let expiry = family.refreshExpiresAt {
-                try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
-            }
+        try await pool.write { db in try Self.insert(family, in: db) }
+    }
+
+    /// The family row, and the session's extension when it has a refresh token, inside whatever
+    /// transaction `db` is in.
+    static func insert(_ family: TokenFamily, in db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
+                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
+                             family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
+                             family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
+                             family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
+                             ClaimsRequest.encode(family.claims)])
+        if let expiry = family.refreshExpiresAt {
+            try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
         }
     }
 

@@ -19,6 +19,10 @@ public protocol AuthorizationCodeStore: Sendable {
     /// Marks the code used and records `familyId` as the family its tokens will belong to, in one
     /// step; exactly one concurrent caller sees `.redeemed`, the others get that family id back.
     func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption
+    /// `redeemCode(hash:at:familyId:)` with `family.id`, and, when this call is the one that
+    /// redeems the code, `family` stored in the same transaction (as `insertFamily` stores it): one
+    /// write per code exchange instead of two. A code already used or unknown stores nothing.
+    func redeemCode(hash: String, at date: Date, starting family: TokenFamily) async throws -> CodeRedemption
 }
 
 /// Sign-in sessions and their sealed upstream tokens.

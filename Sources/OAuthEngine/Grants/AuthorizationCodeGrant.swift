@@ -39,7 +39,17 @@ struct AuthorizationCodeGrant: TokenGrant {
         let targets = try authenticated.client.apiResources.targets(parameters.resources, granted: code.scope, within: code.resources)
         let session = try await liveSession(code.sessionId, client: authenticated.client, now: now)
         let familyId = Secrets.randomToken(bytes: 24)
-        switch try await guarded("redeem code", { try await codes.redeemCode(hash: hash, at: now, familyId: familyId) }) {
+        let resources = targets ?? code.resources
+        // An app instance is bound to its user before its family is stored (`issueNewFamily`);
+        // any other client's family is stored with the code's redemption, in one write.
+        let first = authenticated.client.instance != nil ? nil : issuer.makeFamily(
+            session: session, client: authenticated, scope: code.scope, nonce: code.nonce, familyId: familyId,
+            resources: resources, claims: code.claims, online: code.online ?? false)
+        let redemption = try await guarded("redeem code") {
+            if let first { return try await codes.redeemCode(hash: hash, at: now, starting: first.family) }
+            return try await codes.redeemCode(hash: hash, at: now, familyId: familyId)
+        }
+        switch redemption {
         case .notFound:
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         case .alreadyUsed(let used, let issuedFamily):
@@ -48,9 +58,10 @@ struct AuthorizationCodeGrant: TokenGrant {
             throw OAuthError.invalidGrant("The authorization code was already used.")
         case .redeemed:
             return try await guarded("issue tokens for code") {
-                try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
-                                                familyId: familyId, resources: targets ?? code.resources, claims: code.claims,
-                                                online: code.online ?? false, keys: keys)
+                if let first { return try await issuer.mintFirst(first, session: session, client: authenticated.client, keys: keys) }
+                return try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
+                                                       familyId: familyId, resources: resources, claims: code.claims,
+                                                       online: code.online ?? false, keys: keys)
             }
         }
     }

@@ -56,7 +56,26 @@ struct TokenIssuer: Sendable {
             _ = try? await context.appRevocation.endSessionIfUnused(session.id, at: context.clock.now())
             throw error
         }
+        let first = makeFamily(session: session, client: authenticated, scope: scope, nonce: nonce, familyId: familyId,
+                               resources: resources, claims: claims, online: online)
+        try await context.store.insertFamily(first.family)
+        return try await mintFirst(first, session: session, client: client, keys: keys)
+    }
+
+    /// A new family's record, not stored yet, and its first refresh token.
+    struct FirstTokens: Sendable {
+        let family: TokenFamily
+        /// Nil when the auth service has `refresh: false` or the request asked `access_type=online`.
+        let refreshToken: String?
+    }
+
+    /// Family `familyId` for `client` in `session`, not stored yet: what `issueNewFamily` stores,
+    /// for a caller that stores it in a transaction of its own (a code's redemption). Binds nothing:
+    /// only for a client that is not an app instance (`InstanceBinding`).
+    func makeFamily(session: LoginSession, client authenticated: AuthenticatedClient, scope: String, nonce: String?,
+                    familyId: String, resources: [String]?, claims: ClaimsRequest?, online: Bool) -> FirstTokens {
         let now = context.clock.now()
+        let client = authenticated.client
         let service = client.service
         // access_type=online asks for no refresh token (docs/protocol.md, "Offline access").
         let refreshToken = service.refresh && !online ? Secrets.randomToken() : nil
@@ -65,9 +84,14 @@ struct TokenIssuer: Sendable {
             refreshHash: refreshToken.map(Secrets.hash),
             refreshExpiresAt: refreshToken.map { _ in refreshExpiry(session: session, service: service, now: now) },
             clientAuthenticated: authenticated.authenticated, resources: resources, claims: claims)
-        try await context.store.insertFamily(family)
-        return try await mint(session: session, family: family, client: client, refreshToken: refreshToken,
-                              includeIDToken: Scopes.contains(scope, "openid"), includeNonce: true, keys: keys)
+        return FirstTokens(family: family, refreshToken: refreshToken)
+    }
+
+    /// The first tokens of a family that is stored: its access token, its refresh token, and an
+    /// ID token (with the request's nonce) when `openid` was granted.
+    func mintFirst(_ first: FirstTokens, session: LoginSession, client: ResolvedClient, keys: SigningKeyRing) async throws -> TokenResponse {
+        try await mint(session: session, family: first.family, client: client, refreshToken: first.refreshToken,
+                       includeIDToken: Scopes.contains(first.family.scope, "openid"), includeNonce: true, keys: keys)
     }
 
     /// A new refresh token lives `refreshTtl`, never past its session's absolute end.
