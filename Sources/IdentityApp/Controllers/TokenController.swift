@@ -10,7 +10,8 @@ struct TokenController {
         group.post("oauth/token") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
             let basic = try RequestParameters.basic(request)
-            return Responses.json(try await services.engine.tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context)))
+            let response = try await services.engine.tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context))
+            return Responses.json(bytes: response.serialized)
         }
         // RFC 9126: pushed authorization requests, authenticated as here.
         group.refuseOtherMethods("oauth/par", allow: [.post])

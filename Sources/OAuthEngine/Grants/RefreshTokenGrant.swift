@@ -71,7 +71,7 @@ struct RefreshTokenGrant: TokenGrant {
                                   includeIDToken: Scopes.contains(family.scope, "openid"), includeNonce: false,
                                   narrowed: narrowed, keys: keys)
         }
-        let sealed = try live.snapshot.vault.seal(try JSONEncoder.sortedCompact.encode(response), VaultBindings.grace(familyId: family.id))
+        let sealed = try live.snapshot.vault.seal(Data(response.serialized), VaultBindings.grace(familyId: family.id))
         let rotated = try await guarded("rotate refresh token") {
             try await families.rotateRefresh(familyId: family.id, from: hash, to: Secrets.hash(newToken),
                                              expiresAt: issuer.refreshExpiry(session: session, service: client.service, now: now),

@@ -126,7 +126,7 @@ struct TokenIssuer: Sendable {
                 scope: family.scope, sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds,
                 email: Scopes.contains(family.scope, "email") ? session.attributes["email"]?.stringValue : nil,
                 roles: Scopes.contains(family.scope, "roles") ? session.groups ?? [] : nil, amr: session.amrClaim)
-            accessToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "at+jwt")
+            accessToken = try keys.sign(claims.serialized, type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()
             try await context.store.insertOpaqueToken(OpaqueAccessToken(
@@ -142,7 +142,7 @@ struct TokenIssuer: Sendable {
             claims.addUserClaims(of: session, scope: family.scope, requested: family.claims?.idToken ?? [])
             claims.acr = AuthenticationContext.acr(of: session)
             claims.amr = session.amrClaim
-            idToken = try keys.sign(try JSONEncoder.sortedCompact.encode(claims), type: "JWT")
+            idToken = try keys.sign(claims.serialized, type: "JWT")
         }
         return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
                              refresh_token: refreshToken, id_token: idToken, scope: family.scope)
