@@ -64,8 +64,12 @@ let package = Package(
         .systemLibrary(name: "CMaxMindDB", path: "Sources/CMaxMindDB", pkgConfig: "libmaxminddb",
                        providers: [.apt(["libmaxminddb-dev"])]),
         .target(name: "GeoIP", dependencies: ["CMaxMindDB", "IdentityCore"]),
+        // Continuing on the calling event loop after work that finishes on another thread.
+        .target(name: "EventLoopAffinity", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .target(name: "SQLiteStore", dependencies: [
-            "IdentityCore", "StoreContracts", .product(name: "GRDB", package: "GRDB.swift"),
+            "IdentityCore", "StoreContracts", "EventLoopAffinity", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "PostgresStore", dependencies: [
             "IdentityCore", "StoreContracts", .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -79,6 +83,7 @@ let package = Package(
         ]),
         .target(name: "IdentityApp", dependencies: [
             "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP", "WebAuthn",
+            "EventLoopAffinity",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -95,7 +100,7 @@ let package = Package(
             "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], path: "Connectors/StaticConnector"),
         .target(name: "ConnectorHTTP", dependencies: [
-            "IdentityCore", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "IdentityCore", "EventLoopAffinity", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ], path: "Connectors/ConnectorHTTP"),
         .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
@@ -147,7 +152,7 @@ let package = Package(
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
-            "OneTimePassword", "WebAuthn", "FuzzEntries",
+            "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

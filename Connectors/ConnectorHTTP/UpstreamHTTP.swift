@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EventLoopAffinity
 import Foundation
 import IdentityCore
 import NIOCore
@@ -65,7 +66,13 @@ public struct UpstreamHTTP: Sendable {
         return try await execute(request, what: what)
     }
 
+    /// The call and its body within `timeout`; the caller continues on its own event loop
+    /// afterwards (`EventLoopAffinity`).
     private func execute(_ request: HTTPClientRequest, what: String) async throws -> Answer {
+        try await EventLoopAffinity.returning { try await exchange(request, what: what) }
+    }
+
+    private func exchange(_ request: HTTPClientRequest, what: String) async throws -> Answer {
         let started = ContinuousClock.now
         let response: HTTPClientResponse
         do {

@@ -5,7 +5,7 @@ import StoreContracts
 extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try encode(pending)
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)")
                 .execute(arguments: [idHash, data, pending.expiresAt.sql])
         }
@@ -21,14 +21,14 @@ extension SQLiteStore: PendingAuthorizationStore {
 
     public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try encode(pending)
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?")
                 .execute(arguments: [data, pending.expiresAt.sql, idHash])
         }
     }
 
     public func consumePending(idHash: String) async throws -> Bool {
-        try await pool.write { db in try Self.deletePending(idHash: idHash, in: db) }
+        try await write { db in try Self.deletePending(idHash: idHash, in: db) }
     }
 
     /// Deletes the pending authorization; whether it was there.
@@ -41,7 +41,7 @@ extension SQLiteStore: PendingAuthorizationStore {
 extension SQLiteStore: AuthorizationCodeStore {
     public func insertCode(_ code: AuthorizationCode) async throws {
         let data = try encode(code)
-        try await pool.write { db in try Self.insert(code, data: data, in: db) }
+        try await write { db in try Self.insert(code, data: data, in: db) }
     }
 
     /// The code row (`data` is the encoded code), inside whatever transaction `db` is in.
@@ -67,7 +67,7 @@ extension SQLiteStore: AuthorizationCodeStore {
     }
 
     private func redeemCode(hash: String, at date: Date, familyId: String, starting family: TokenFamily?) async throws -> CodeRedemption {
-        let row = try await pool.write { db -> (Data, Bool, String?)? in
+        let row = try await write { db -> (Data, Bool, String?)? in
             try db.cachedStatement(sql: """
                 UPDATE authorization_codes SET used_at = ?, family_id = ? WHERE code_hash = ? AND used_at IS NULL
                 """).execute(arguments: [date.sql, familyId, hash])

@@ -14,7 +14,7 @@ extension SQLiteStore: ConnectorDocumentStore {
 
     /// An upsert that keeps the copy fetched last.
     public func saveConnectorDocument(_ document: StoredConnectorDocument, key: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO connector_documents (key, data, fetched_at) VALUES (?, ?, ?)
                 ON CONFLICT (key) DO UPDATE SET data = excluded.data, fetched_at = excluded.fetched_at

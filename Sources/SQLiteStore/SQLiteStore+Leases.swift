@@ -4,7 +4,7 @@ import StoreContracts
 
 extension SQLiteStore: RefreshLeaseStore {
     public func acquireRefreshLease(sessionId: String, holder: String, until: Date, now: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO refresh_leases (session_id, holder, expires_at) VALUES (?, ?, ?)
                 ON CONFLICT(session_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
@@ -15,7 +15,7 @@ extension SQLiteStore: RefreshLeaseStore {
     }
 
     public func releaseRefreshLease(sessionId: String, holder: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM refresh_leases WHERE session_id = ? AND holder = ?")
                 .execute(arguments: [sessionId, holder])
         }

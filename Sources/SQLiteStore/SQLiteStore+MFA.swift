@@ -8,7 +8,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func enrolTOTP(_ factor: TOTPFactor, recoveryCodeHashes: [String]?, at date: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             let owner = factor.owner
             try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO mfa_totp (subject, namespace, auth_service_id, user_id, secret, last_step, created_at, last_used_at)
@@ -20,7 +20,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func acceptTOTPStep(subject: String, step: Int64, at date: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE mfa_totp SET last_step = ?, last_used_at = ? WHERE subject = ? AND last_step < ?")
                 .execute(arguments: [step, date.sql, subject, step])
             return db.changesCount == 1
@@ -28,7 +28,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func enrolPasskey(_ credential: PasskeyCredential, recoveryCodeHashes: [String]?, at date: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             let owner = credential.owner
             try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO mfa_passkeys (credential_id, subject, namespace, auth_service_id, user_id, name, public_key,
@@ -52,7 +52,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func updatePasskeyCounter(credentialId: String, from old: Int64, to new: Int64, at date: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE mfa_passkeys SET sign_count = ?, last_used_at = ? WHERE credential_id = ? AND sign_count = ?")
                 .execute(arguments: [new, date.sql, credentialId, old])
             return db.changesCount == 1
@@ -60,7 +60,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func useRecoveryCode(subject: String, hash: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM mfa_recovery_codes WHERE subject = ? AND code_hash = ?")
                 .execute(arguments: [subject, hash])
             return db.changesCount == 1
@@ -68,7 +68,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func replaceRecoveryCodes(subject: String, hashes: [String], at date: Date) async throws {
-        try await pool.write { db in try Self.replaceCodes(subject: subject, hashes: hashes, at: date, in: db) }
+        try await write { db in try Self.replaceCodes(subject: subject, hashes: hashes, at: date, in: db) }
     }
 
     public func mfaEnrolments(authServiceId: String, user: String?, limit: Int) async throws -> [MFAEnrolment] {
@@ -85,7 +85,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func removeMFA(subject: String) async throws -> MFARemoval {
-        try await pool.write { db in
+        try await write { db in
             var removal = MFARemoval()
             try db.cachedStatement(sql: "DELETE FROM mfa_totp WHERE subject = ?").execute(arguments: [subject])
             removal.totp = db.changesCount
@@ -98,14 +98,14 @@ extension SQLiteStore: MFAStore {
     }
 
     public func removeTOTP(subject: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM mfa_totp WHERE subject = ?").execute(arguments: [subject])
             return db.changesCount == 1
         }
     }
 
     public func removePasskey(subject: String, credentialId: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM mfa_passkeys WHERE subject = ? AND credential_id = ?")
                 .execute(arguments: [subject, credentialId])
             return db.changesCount == 1
@@ -113,7 +113,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func renamePasskey(subject: String, credentialId: String, name: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE mfa_passkeys SET name = ? WHERE subject = ? AND credential_id = ?")
                 .execute(arguments: [name, subject, credentialId])
             return db.changesCount == 1
@@ -121,7 +121,7 @@ extension SQLiteStore: MFAStore {
     }
 
     public func setSessionAMR(sessionId: String, amr: [String]) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE sessions SET amr = ? WHERE id = ?")
                 .execute(arguments: [LoginSession.amrColumn(amr), sessionId])
         }

@@ -4,7 +4,7 @@ import StoreContracts
 
 extension SQLiteStore: QRLoginStore {
     public func insertQRLogin(_ login: QRLogin) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO qr_logins (code_hash, pending_id_hash, browser_hash, client_id, app_key, auth_service_id,
                     user_agent, accept_language, client_address, state, session_id, subject, refusal, created_at, expires_at)
@@ -33,7 +33,7 @@ extension SQLiteStore: QRLoginStore {
 
     public func settleQRLogin(codeHash: String, _ settlement: QRLoginSettlement, at now: Date) async throws -> Bool {
         let (state, sessionId, subject, refusal) = settlement.columns
-        return try await pool.write { db in
+        return try await write { db in
             try db.cachedStatement(sql: """
                 UPDATE qr_logins SET state = ?, session_id = ?, subject = ?, refusal = ?
                 WHERE code_hash = ? AND state = 'pending' AND expires_at > ?

@@ -5,7 +5,7 @@ import StoreContracts
 extension SQLiteStore: RegisteredClientStore {
     public func insertRegisteredClient(_ client: RegisteredClient) async throws {
         let data = try encode(client)
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at) VALUES (?, ?, ?, ?, ?)
                 """).execute(arguments: [client.clientId, client.appKey, data, client.boundSubject, client.createdAt.sql])
@@ -36,7 +36,7 @@ extension SQLiteStore: RegisteredClientStore {
     }
 
     public func updateRegisteredClient(_ client: RegisteredClient, expectedTokenHash: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"),
                                                arguments: [client.clientId]) else { return false }
             let stored = try self.decode(RegisteredClient.self, data)
@@ -48,7 +48,7 @@ extension SQLiteStore: RegisteredClientStore {
     }
 
     public func bindRegisteredClient(id: String, subject: String, sessionId: String, at date: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"),
                 arguments: [id]) else {
                 return false
@@ -65,7 +65,7 @@ extension SQLiteStore: RegisteredClientStore {
     }
 
     public func unbindRegisteredClientSession(id: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             guard let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM registered_clients WHERE client_id = ?"),
                 arguments: [id]) else {
                 return
@@ -78,14 +78,14 @@ extension SQLiteStore: RegisteredClientStore {
     }
 
     public func deleteRegisteredClient(id: String) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM registered_clients WHERE client_id = ?").execute(arguments: [id])
             return db.changesCount > 0
         }
     }
 
     public func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < ?")
                 .execute(arguments: [date.sql])
             return db.changesCount

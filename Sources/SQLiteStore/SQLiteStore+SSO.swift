@@ -13,7 +13,7 @@ extension SQLiteStore: SSOStore {
 
     public func saveSSORecord(_ record: SSORecord, hash: String) async throws {
         let data = try encode(record)
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO sso_sessions (id_hash, data, expires_at) VALUES (?, ?, ?)
                 ON CONFLICT(id_hash) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at
@@ -22,7 +22,7 @@ extension SQLiteStore: SSOStore {
     }
 
     public func deleteSSORecord(hash: String) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "DELETE FROM sso_sessions WHERE id_hash = ?").execute(arguments: [hash])
         }
     }

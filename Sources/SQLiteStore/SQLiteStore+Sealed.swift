@@ -17,7 +17,7 @@ extension SQLiteStore: SealedValueStore {
 
     public func replaceSealed(_ value: SealedValue, with sealed: Data) async throws -> Bool {
         let (table, id, _, column) = value.kind.location
-        return try await pool.write { db in
+        return try await write { db in
             try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(id) = ? AND \(column) = ?",
                            arguments: [sealed, value.id, value.data])
             return db.changesCount == 1

@@ -6,7 +6,7 @@ import IdentityCore
 extension SQLiteStore: SessionStore {
     public func insertSession(_ session: LoginSession) async throws {
         let attributes = try encode(session.attributes)
-        try await pool.write { db in try Self.insert(session, attributes: attributes, in: db) }
+        try await write { db in try Self.insert(session, attributes: attributes, in: db) }
     }
 
     /// The session row, inside whatever transaction `db` is in.
@@ -28,7 +28,7 @@ extension SQLiteStore: SessionStore {
                                consumingPending pendingIdHash: String?) async throws -> Bool {
         let attributes = try encode(session.attributes)
         let codeData = try encode(code)
-        return try await pool.write { db in
+        return try await write { db in
             if let pendingIdHash, try !Self.deletePending(idHash: pendingIdHash, in: db) { return false }
             try Self.insert(session, attributes: attributes, in: db)
             try Self.insert(code, data: codeData, in: db)
@@ -80,7 +80,7 @@ extension SQLiteStore: SessionStore {
 
     public func revokeSession(id: String, at date: Date) async throws {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = COALESCE(revoked_at, ?), upstream = NULL WHERE id = ?")
                 .execute(arguments: [date.sql, id])
             try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
@@ -89,7 +89,7 @@ extension SQLiteStore: SessionStore {
     }
 
     public func touchSession(id: String, at date: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE sessions SET last_used_at = ? WHERE id = ?").execute(arguments: [date.sql, id])
         }
     }
@@ -107,7 +107,7 @@ extension SQLiteStore: SessionStore {
 
     public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        return try await pool.write { db in
+        return try await write { db in
             var sql = "SELECT id FROM sessions WHERE subject = ? AND revoked_at IS NULL AND expires_at > ?"
             var arguments: StatementArguments = [subject, date.sql]
             if let keys = upstreamSessionKeys, !keys.isEmpty {
@@ -129,7 +129,7 @@ extension SQLiteStore: SessionStore {
                                attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
         let encodedAttributes = try attributes.map { try encode($0) }
-        return try await pool.write { db in
+        return try await write { db in
             try db.cachedStatement(sql: """
                 UPDATE sessions SET upstream = ?, upstream_expires_at = ?, attributes = COALESCE(?, attributes),
                     version = version + 1
@@ -151,7 +151,7 @@ extension SQLiteStore {
 
 extension SQLiteStore: TokenFamilyStore {
     public func insertFamily(_ family: TokenFamily) async throws {
-        try await pool.write { db in try Self.insert(family, in: db) }
+        try await write { db in try Self.insert(family, in: db) }
     }
 
     /// The family row, and the session's extension when it has a refresh token, inside whatever
@@ -200,7 +200,7 @@ extension SQLiteStore: TokenFamilyStore {
 
     public func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                               graceResponse: Data?, at date: Date) async throws -> Bool {
-        try await pool.write { db in
+        try await write { db in
             let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT previous_refresh_hash FROM token_families WHERE id = ?"),
                                                arguments: [familyId])
             try db.cachedStatement(sql: """
@@ -223,7 +223,7 @@ extension SQLiteStore: TokenFamilyStore {
     @discardableResult
     public func revokeFamily(id: String, at date: Date) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        return try await pool.write { db in
+        return try await write { db in
             try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
                 .execute(arguments: [date.sql, id])
             return db.changesCount > 0
@@ -232,7 +232,7 @@ extension SQLiteStore: TokenFamilyStore {
 
     public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        return try await pool.write { db in
+        return try await write { db in
             let sessions = try String.fetchAll(db.cachedStatement(sql: """
                 SELECT DISTINCT session_id FROM token_families WHERE client_id = ? AND revoked_at IS NULL
                 """), arguments: [clientId])
@@ -244,7 +244,7 @@ extension SQLiteStore: TokenFamilyStore {
 
     public func endSessionIfUnused(id: String, at date: Date, issuedAfter: Date) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        return try await pool.write { db in
+        return try await write { db in
             try db.cachedStatement(sql: """
                 UPDATE sessions SET revoked_at = ?, upstream = NULL
                 WHERE id = ? AND revoked_at IS NULL

@@ -11,7 +11,7 @@ extension SQLiteStore: ThrottleStore {
     /// the writer instead of one per rule.
     public func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool {
         let now = date.sql
-        return try await pool.write { db in
+        return try await write { db in
             for rule in rules {
                 // The decision sits in the upsert's WHERE, which sees the row as it is now: of two
                 // concurrent attempts at the limit, exactly one is counted.
@@ -32,7 +32,7 @@ extension SQLiteStore: ThrottleStore {
 
     public func throttleSucceeded(reset: String?, release: String?) async throws {
         guard reset != nil || release != nil else { return }
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 UPDATE throttle SET count = CASE WHEN key_hash = ?1 THEN 0 ELSE MAX(count - 1, 0) END
                 WHERE key_hash IN (?1, ?2)
@@ -41,7 +41,7 @@ extension SQLiteStore: ThrottleStore {
     }
 
     public func capThrottle(maxRows: Int) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 DELETE FROM throttle WHERE key_hash IN (
                     SELECT key_hash FROM throttle ORDER BY count >= 5 DESC, last_attempt DESC LIMIT -1 OFFSET ?)

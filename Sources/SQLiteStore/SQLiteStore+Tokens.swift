@@ -5,7 +5,7 @@ import StoreContracts
 extension SQLiteStore: AccessTokenStore {
     public func insertOpaqueToken(_ token: OpaqueAccessToken) async throws {
         let data = try encode(token)
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "INSERT INTO opaque_access_tokens (token_hash, data, expires_at) VALUES (?, ?, ?)")
                 .execute(arguments: [token.hash, data, token.expiresAt.sql])
         }
@@ -23,7 +23,7 @@ extension SQLiteStore: AccessTokenStore {
 
     public func revokeAccessToken(jti: String, expiresAt: Date) async throws {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO revoked_access_tokens (jti, expires_at) VALUES (?, ?)")
                 .execute(arguments: [jti, expiresAt.sql])
         }
@@ -49,7 +49,7 @@ extension SQLiteStore: SigningKeyStore {
     }
 
     public func insertSigningKey(_ key: StoredSigningKey) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO signing_keys (kid, algorithm, private_key, created_at, retired_at, remove_after)
                 VALUES (?, ?, ?, ?, ?, ?)
@@ -59,7 +59,7 @@ extension SQLiteStore: SigningKeyStore {
     }
 
     public func retireSigningKey(kid: String, at date: Date, removeAfter: Date) async throws {
-        try await pool.write { db in
+        try await write { db in
             try db.cachedStatement(sql: "UPDATE signing_keys SET retired_at = COALESCE(retired_at, ?), remove_after = ? WHERE kid = ?")
                 .execute(arguments: [date.sql, removeAfter.sql, kid])
         }

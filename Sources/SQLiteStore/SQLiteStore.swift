@@ -1,3 +1,4 @@
+import EventLoopAffinity
 import Foundation
 import GRDB
 import StoreContracts
@@ -63,6 +64,12 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// A write transaction on GRDB's writer queue. The caller continues on its own event loop
+    /// afterwards (`EventLoopAffinity`), not on whichever one the queue's answer reached first.
+    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await EventLoopAffinity.returning { try await pool.write(updates) }
+    }
+
     /// The synchronous read (a plain function, so the async overload of `unsafeRead` is not picked).
     private func readOnCallersThread<T>(_ block: (Database) throws -> T) throws -> T {
         try pointReaders.unsafeRead(block)
@@ -100,7 +107,7 @@ extension SQLiteStore: MaintenanceStore {
     public func purgeExpired(before date: Date) async throws -> Int {
         let now = date.timeIntervalSince1970
         // Codes are kept a day past expiry so a late replay still revokes what the code issued.
-        return try await pool.write { db in
+        return try await write { db in
             var removed = 0
             func delete(_ sql: String, before cutoff: Double, counted: Bool = true) throws {
                 try db.execute(sql: sql, arguments: [cutoff])

@@ -5,8 +5,7 @@ import NIOPosix
 /// Where `serve` runs Swift concurrency jobs.
 ///
 /// By default the broker makes SwiftNIO's event loops (the threads that already read and write
-/// every socket) Swift's global executor, and `runBroker(eventLoopTasks: true)` has each
-/// connection's task prefer its own loop. Request handlers then continue on the thread that read
+/// every socket) Swift's global executor. Request handlers then continue on the thread that read
 /// the request instead of hopping to Swift's cooperative pool and back for every read and write:
 /// `/oauth/validate` went from about 10,800 to about 18,500 req/s in the release benchmark
 /// (docs/benchmarks.md, "The benchmark suite"). It is safe here because nothing on a request path

@@ -39,6 +39,6 @@ struct Serve: AsyncParsableCommand {
             "issuer": "\(prepared.settings.issuer)", "listen": "\(prepared.settings.host):\(prepared.settings.port)",
             "storage": "\(prepared.settings.storage.redacted)", "executor": "\(executor.rawValue)",
         ])
-        try await runBroker(prepared, logger: logger, eventLoopTasks: executor == .eventLoops)
+        try await runBroker(prepared, logger: logger)
     }
 }

@@ -11,17 +11,13 @@ import ServiceLifecycle
 /// Builds the HTTP application around a prepared broker, with its background services:
 /// storage closing last, housekeeping, and SIGHUP reload.
 /// `onListening` hears the bound address (`host:port`; the port is the real one when 0 was asked).
-/// `eventLoopTasks`: the event loops are Swift's global executor, and each connection's task
-/// stays on its own loop (`EventLoopTaskExecutor`).
 public func buildApplication(_ prepared: PreparedBroker, logger: Logger, maintenanceInterval: Duration = .seconds(60),
-                             eventLoopTasks: Bool = false,
                              onListening: @escaping @Sendable (String) -> Void = { _ in }) -> some ApplicationProtocol {
     let router = buildRouter(prepared.engine, metrics: prepared.metrics)
     let limits = prepared.engine.state.config.server.http
     return Application(
         router: router,
-        server: brokerHTTPServer(limits, tls: prepared.tls, documents: .wellKnown(prepared.engine), metrics: prepared.metrics,
-                                 eventLoopTasks: eventLoopTasks),
+        server: brokerHTTPServer(limits, tls: prepared.tls, documents: .wellKnown(prepared.engine), metrics: prepared.metrics),
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
         services: [
             StoreCloser(store: prepared.engine.store),
@@ -41,19 +37,15 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
 /// docs/security.md, rule 8), over TLS when `tls` is given (`server.tls`): each connection gets
 /// the context `tls` holds when it is accepted, and the limits apply to the decrypted requests.
 /// `documents` are answered below the router (`PrecomputedDocumentHandler`), counted in `metrics`.
-/// With `eventLoopTasks` each connection's Swift task prefers the connection's event loop
-/// (`EventLoopTaskExecutor`): only when no request handler blocks a thread.
 public func brokerHTTPServer(_ limits: HTTPLimits, tls: TLSContextSource? = nil, documents: PrecomputedDocuments? = nil,
-                             metrics: MetricsRegistry? = nil, eventLoopTasks: Bool = false) -> HTTPServerBuilder {
+                             metrics: MetricsRegistry? = nil) -> HTTPServerBuilder {
     guard let tls else {
         return HTTPServerBuilder { responder in
-            GuardedHTTP1Channel(responder: responder, limits: limits, documents: documents, metrics: metrics,
-                                eventLoopTasks: eventLoopTasks)
+            GuardedHTTP1Channel(responder: responder, limits: limits, documents: documents, metrics: metrics)
         }
     }
     return HTTPServerBuilder { responder in
-        BrokerTLSChannel(base: GuardedHTTP1Channel(responder: responder, limits: limits, documents: documents, metrics: metrics,
-                                                   eventLoopTasks: eventLoopTasks),
+        BrokerTLSChannel(base: GuardedHTTP1Channel(responder: responder, limits: limits, documents: documents, metrics: metrics),
                          source: tls,
                          handshakeTimeout: .seconds(Int64(limits.headTimeout)))
     }
@@ -61,9 +53,9 @@ public func brokerHTTPServer(_ limits: HTTPLimits, tls: TLSContextSource? = nil,
 
 /// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish
 /// (docs/operations.md, "Signals and shutdown"). Once listening it prints the startup summary
-/// (`StartupSummary`) on standard output. `eventLoopTasks`: see `buildApplication`.
-public func runBroker(_ prepared: PreparedBroker, logger: Logger, eventLoopTasks: Bool = false) async throws {
-    let application = buildApplication(prepared, logger: logger, eventLoopTasks: eventLoopTasks) { address in
+/// (`StartupSummary`) on standard output.
+public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
+    let application = buildApplication(prepared, logger: logger) { address in
         FileHandle.standardOutput.write(Data((StartupSummary.text(prepared, listening: "\(prepared.tls == nil ? "http" : "https")://\(address)") + "\n").utf8))
     }
     var configuration = ServiceGroupConfiguration(

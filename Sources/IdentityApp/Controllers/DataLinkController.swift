@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import EventLoopAffinity
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -75,7 +76,11 @@ struct DataLinkController {
         }
         let answer: HTTPClientResponse
         do {
-            answer = try await client.execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
+            // Back on this connection's event loop afterwards, whichever loop the backend's
+            // connection lives on (`EventLoopAffinity`).
+            answer = try await EventLoopAffinity.returning {
+                try await client.execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
+            }
         } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout].contains(error) {
             throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' did not answer in time.", status: 504)
         } catch is BodyTooLarge {
@@ -89,7 +94,9 @@ struct DataLinkController {
         let body = answer.body
         return Response(status: .init(code: Int(answer.status.code)), headers: headers,
                         body: ResponseBody(contentLength: answerLength) { writer in
-                            for try await chunk in body { try await writer.write(chunk) }
+                            try await EventLoopAffinity.returning {
+                                for try await chunk in body { try await writer.write(chunk) }
+                            }
                             try await writer.finish(nil)
                         })
     }

@@ -9,8 +9,7 @@ import NIOHTTPTypes
 /// `maxHeadBytes` (`RequestHeadGuard`), idle keep-alive connections close after `idleTimeout`.
 /// Under TLS the guard sits behind the TLS handler, on the decrypted bytes. With `documents`,
 /// discovery and the JWKS are answered on the event loop before the router
-/// (`PrecomputedDocumentHandler`). With `eventLoopTasks`, each connection's Swift task prefers the
-/// connection's event loop (`EventLoopTaskExecutor`).
+/// (`PrecomputedDocumentHandler`).
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -18,15 +17,13 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     let limits: HTTPLimits
     let documents: PrecomputedDocuments?
     let metrics: MetricsRegistry?
-    let eventLoopTasks: Bool
 
     init(responder: @escaping HTTPChannelHandler.Responder, limits: HTTPLimits,
-         documents: PrecomputedDocuments? = nil, metrics: MetricsRegistry? = nil, eventLoopTasks: Bool = false) {
+         documents: PrecomputedDocuments? = nil, metrics: MetricsRegistry? = nil) {
         self.responder = responder
         self.limits = limits
         self.documents = documents
         self.metrics = metrics
-        self.eventLoopTasks = eventLoopTasks
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -57,11 +54,6 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value: Value, logger: Logger) async {
-        guard eventLoopTasks else {
-            return await handleHTTP(asyncChannel: value, logger: logger)
-        }
-        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await handleHTTP(asyncChannel: value, logger: logger)
-        }
+        await handleHTTP(asyncChannel: value, logger: logger)
     }
 }

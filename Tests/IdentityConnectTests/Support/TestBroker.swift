@@ -102,14 +102,13 @@ struct TestBroker {
         return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, storage: storage)
     }
 
-    /// Serves the broker on an ephemeral loopback port for the duration of `body`, each connection's
-    /// task on its event loop as under `idconnect serve`.
+    /// Serves the broker on an ephemeral loopback port for the duration of `body`.
     func withClient<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         var logger = Logger(label: "test-http")
         logger.logLevel = .critical
         let app = Application(router: buildRouter(engine, metrics: prepared.metrics),
                               server: brokerHTTPServer(engine.state.config.server.http, documents: .wellKnown(engine),
-                                                       metrics: prepared.metrics, eventLoopTasks: true),
+                                                       metrics: prepared.metrics),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         defer { if ownsDirectory { try? FileManager.default.removeItem(at: directory) } }
         return try await app.test(.live, body)
