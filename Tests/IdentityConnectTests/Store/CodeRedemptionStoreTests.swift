@@ -10,8 +10,7 @@ struct CodeRedemptionStoreTests {
     static let now = StoreConformanceTests.now
 
     static func code(_ hash: String, session: String) -> AuthorizationCode {
-        AuthorizationCode(hash: hash, clientId: "kid", redirectURI: "https://a/cb", scope: "openid", nonce: nil,
-                          codeChallenge: "c", sessionId: session, createdAt: now, expiresAt: now.addingTimeInterval(60))
+        SignInCompletionStoreTests.code(hash, session: session)
     }
 
     @Test("the redeeming call stores its family and extends the session; a replay and an unknown code store nothing",
