@@ -134,7 +134,7 @@ let package = Package(
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
             "IdentityApp", "IdentityCore", "JOSE", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
-            "LDAPConnector",
+            "LDAPConnector", "EventLoopAffinity",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),

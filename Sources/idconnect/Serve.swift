@@ -18,7 +18,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         guard let choice = ConcurrencyExecutor.chosen() else {
             var standardError = FileHandle.standardError
-            print("idconnect: IDCONNECT_EXECUTOR must be nio or swift", to: &standardError)
+            print("idconnect: \(ConcurrencyExecutor.refusal)", to: &standardError)
             throw ExitCode(2)
         }
         let executor = ConcurrencyExecutor.install(choice)
