@@ -1,0 +1,13 @@
+import EventLoopAffinity
+import Hummingbird
+
+/// Under `IDCONNECT_EXECUTOR=loops` and load, each request waits one turn in its event loop's
+/// queue before it is handled (`EventLoopTurns`). Otherwise it costs one atomic count.
+struct EventLoopTurnsMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let turns = EventLoopTurns()
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await turns.request { try await next(request, context) }
+    }
+}
