@@ -145,7 +145,7 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
     results += es256_rows(binaries, workdir, processes, authlink_port, common, pool_size // 2)
     extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing(binaries),
-              "saml": saml_verification(binaries)}
+              "saml": saml_verification(binaries), "executors": executors(binaries)}
     if ldap:
         extras["ldap_raw"] = ldap_raw(workdir, ldap["url"], duration)
     extras["streaming"] = streaming.measure(port, server.pid, backend_port, "stream", jwt["access_token"],
@@ -359,6 +359,17 @@ def saml_verification(binaries):
     output = subprocess.run([binaries["idconnect"], "bench", "saml", "--seconds", "2"],
                             capture_output=True, text=True, check=True).stdout
     return json.loads(output.strip().splitlines()[-1])
+
+
+def executors(binaries):
+    """`idconnect bench executor` under each IDCONNECT_EXECUTOR: queue trips and time per chain
+    of forty nonisolated async calls (docs/operations.md)."""
+    measured = {}
+    for choice in ("nio", "loops", "swift"):
+        output = subprocess.run([binaries["idconnect"], "bench", "executor"], capture_output=True, text=True,
+                                check=True, env=dict(os.environ, IDCONNECT_EXECUTOR=choice)).stdout
+        measured[choice] = json.loads(output.strip().splitlines()[-1])
+    return measured
 
 
 def ldap_raw(workdir, url, duration):

@@ -9,7 +9,7 @@ import SAMLConnector
 /// `scripts/bench.py` can put it beside the measured code-exchange rate.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "bench", abstract: "Measurements the benchmark script uses.",
-                                                    subcommands: [Signing.self, SAMLVerification.self])
+                                                    subcommands: [Signing.self, SAMLVerification.self, Executor.self])
 
     struct Signing: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

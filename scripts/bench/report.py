@@ -23,6 +23,12 @@ def table(results, extras, configuration, options):
     if saml:
         lines.append(f"SAML Responses validated in full (parse, RSA-2048 signature, conditions): {saml['per_second']:,}/s "
                      f"on {saml['threads']} threads, {saml['one_thread']:,}/s on one")
+    executors = extras.get("executors")
+    if executors:
+        lines.append("A chain of 40 async calls under IDCONNECT_EXECUTOR: " + ", ".join(
+            f"{name} {row['ns_per_chain'] / 1000:.1f} µs"
+            + (f" ({row['queue_trips_per_chain']:.0f} queue trips)" if row.get("queue_trips_per_chain") is not None else "")
+            for name, row in executors.items()))
     lines.append(f"Broker peak RSS: {extras['peak_rss_mb']} MB")
     by_name = {result.name: result for result in results}
     floor = _first(by_name, "static route")
