@@ -1,3 +1,4 @@
+import EventLoopAffinity
 import Foundation
 import HummingbirdCore
 import Hummingbird
@@ -71,7 +72,11 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     // HEAD is answered for every GET route (health checkers and link checkers use it).
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
-    router.add(middleware: EventLoopTurnsMiddleware())
+    // Only under IDCONNECT_EXECUTOR=loops: under SwiftNIO's takeover every middleware layer is two
+    // more trips through the loop's queue, and requests interleave anyway.
+    if EventLoopGlobalExecutor.isInstalled {
+        router.add(middleware: EventLoopTurnsMiddleware())
+    }
     // A span per request once a tracer is installed (`InstrumentationSystem.bootstrap`, e.g.
     // swift-otel). With the default no-op tracer the spans went nowhere and cost about 3% of every
     // request's CPU (scripts/profile.py discovery).

@@ -2,7 +2,7 @@ import EventLoopAffinity
 import Hummingbird
 
 /// Under `IDCONNECT_EXECUTOR=loops` and load, each request waits one turn in its event loop's
-/// queue before it is handled (`EventLoopTurns`). Otherwise it costs one atomic count.
+/// queue before it is handled (`EventLoopTurns`). `buildRouter` adds it only under that executor.
 struct EventLoopTurnsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let turns = EventLoopTurns()
