@@ -20,7 +20,8 @@ import NIOPosix
 /// - `loops`: the same threads, but jobs run nonisolated (`EventLoopGlobalExecutor`): a request
 ///   runs from its first byte to its answer without queue trips. One request at a time it takes
 ///   about a quarter less CPU and answers sooner; at 32 connections on two shared cores it
-///   measured 5–15% below `nio` (docs/benchmarks.md, "Performance round two, fourth stop").
+///   measured 4–8% below `nio` (4–15% without its one turn per request under load;
+///   docs/benchmarks.md, "Performance round two, fourth stop").
 /// - `swift`: Swift's own cooperative pool (for a custom connector that blocks, or to compare).
 enum ConcurrencyExecutor: String, CaseIterable {
     case eventLoops = "nio"
