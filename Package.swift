@@ -70,6 +70,7 @@ let package = Package(
         ]),
         .target(name: "SQLiteStore", dependencies: [
             "IdentityCore", "StoreContracts", "EventLoopAffinity", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         .target(name: "PostgresStore", dependencies: [
             "IdentityCore", "StoreContracts", .product(name: "PostgresNIO", package: "postgres-nio"),

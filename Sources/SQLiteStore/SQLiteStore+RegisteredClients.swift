@@ -85,7 +85,7 @@ extension SQLiteStore: RegisteredClientStore {
     }
 
     public func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int {
-        try await write { db in
+        try await writeOffLoop { db in
             try db.cachedStatement(sql: "DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < ?")
                 .execute(arguments: [date.sql])
             return db.changesCount

@@ -232,7 +232,7 @@ extension SQLiteStore: TokenFamilyStore {
 
     public func revokeFamilies(clientId: String, at date: Date) async throws -> [String] {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        return try await write { db in
+        return try await writeOffLoop { db in
             let sessions = try String.fetchAll(db.cachedStatement(sql: """
                 SELECT DISTINCT session_id FROM token_families WHERE client_id = ? AND revoked_at IS NULL
                 """), arguments: [clientId])

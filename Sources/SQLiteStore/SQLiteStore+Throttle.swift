@@ -41,7 +41,7 @@ extension SQLiteStore: ThrottleStore {
     }
 
     public func capThrottle(maxRows: Int) async throws {
-        try await write { db in
+        try await writeOffLoop { db in
             try db.cachedStatement(sql: """
                 DELETE FROM throttle WHERE key_hash IN (
                     SELECT key_hash FROM throttle ORDER BY count >= 5 DESC, last_attempt DESC LIMIT -1 OFFSET ?)

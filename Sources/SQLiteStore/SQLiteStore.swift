@@ -7,9 +7,10 @@ import IdentityCore
 /// The default backend: one SQLite file in WAL mode, migrated on open
 /// (docs/operations.md, "SQLite").
 ///
-/// GRDB runs statements on its own dispatch queues; writes and scans use `async` access, which
-/// suspends the caller instead of blocking a cooperative or event-loop thread. The few indexed
-/// point reads every validate makes use `pointRead` instead (see there).
+/// Scans and long writes run on GRDB's own dispatch queues (`async` access, which suspends the
+/// caller instead of blocking a cooperative or event-loop thread). The few indexed point reads
+/// every validate makes use `pointRead`, and the short writes of a request use `write`: both run
+/// on the caller's thread (see there).
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
     /// Read-only connections used only synchronously by `pointRead` (see there).
@@ -18,6 +19,13 @@ public final class SQLiteStore: Sendable {
     let decoder = JSONDecoder()
     /// Writes that can end or change an access context (``accessContextChanges``).
     let accessChanges = ChangeCounter()
+    /// Writes on GRDB's queue that short writes must not block behind (``write(_:)``).
+    let longWrites: LongWrites
+    /// The WAL checkpoints, off the commits that trigger them.
+    let checkpoints: WALCheckpoints
+    /// How long a write waits for another process (an operator command) holding the database's
+    /// write lock, off the event loops (``write(_:)``).
+    static let busyTimeout: TimeInterval = 10
 
     /// Opens (creating directories and the file as needed) and migrates the database at `path`.
     /// The directory it creates is the broker's alone (0700) and the database with its `-wal` and
@@ -26,13 +34,19 @@ public final class SQLiteStore: Sendable {
     public init(path: String) throws {
         let url = URL(fileURLWithPath: path)
         try Self.preparePrivateFiles(url)
+        let longWrites = LongWrites()
+        let checkpoints = WALCheckpoints(longWrites: longWrites)
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.maximumReaderCount = 8
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if !db.configuration.readonly { checkpoints.install(on: db) }
         }
+        self.longWrites = longWrites
+        self.checkpoints = checkpoints
         pool = try DatabasePool(path: url.path, configuration: configuration)
+        checkpoints.attach(pool)
         try Self.migrator.migrate(pool)
         var readOnly = Configuration()
         readOnly.readonly = true
@@ -62,12 +76,6 @@ public final class SQLiteStore: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
             return try await pool.read(block)
         }
-    }
-
-    /// A write transaction on GRDB's writer queue. The caller continues on its own event loop
-    /// afterwards (`EventLoopAffinity`), not on whichever one the queue's answer reached first.
-    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        try await EventLoopAffinity.returning { try await pool.write(updates) }
     }
 
     /// The synchronous read (a plain function, so the async overload of `unsafeRead` is not picked).
@@ -107,7 +115,7 @@ extension SQLiteStore: MaintenanceStore {
     public func purgeExpired(before date: Date) async throws -> Int {
         let now = date.timeIntervalSince1970
         // Codes are kept a day past expiry so a late replay still revokes what the code issued.
-        return try await write { db in
+        return try await writeOffLoop { db in
             var removed = 0
             func delete(_ sql: String, before cutoff: Double, counted: Bool = true) throws {
                 try db.execute(sql: sql, arguments: [cutoff])

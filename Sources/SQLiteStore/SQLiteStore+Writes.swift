@@ -1,0 +1,78 @@
+import EventLoopAffinity
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+extension SQLiteStore {
+    /// A short write transaction — the few rows a request inserts or changes by key — run on the
+    /// caller's thread.
+    ///
+    /// Handing each write to GRDB's writer queue and back cost two cross-thread wake-ups, about as
+    /// much CPU as the write itself: a sign-in writes three times, a code exchange and a refresh
+    /// twice. Here GRDB's synchronous `write` runs the transaction in place (`DispatchQueue.sync`
+    /// on the idle writer queue does not switch threads); when the other event loop is writing,
+    /// this one waits for it, a few dozen microseconds, as it would wait for a mutex.
+    ///
+    /// Nothing long runs this way. While a long write (``writeOffLoop(_:)``, a WAL checkpoint:
+    /// ``WALCheckpoints``) is queued or running, short writes queue behind it on GRDB's queue
+    /// instead, and the caller suspends. (One that looked just before a long write was queued
+    /// waits for it in place: the window is the length of the check.) SQLite does not wait here for another process holding the
+    /// database's write lock (an operator command on the same file): the transaction starts with
+    /// a zero busy timeout and, if the lock is taken, runs again off this thread, where it waits
+    /// up to ``busyTimeout``.
+    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        if longWrites.none {
+            do {
+                return try writeHere(updates)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                // Another process holds the write lock: wait for it off this thread.
+            }
+        }
+        return try await writeOffLoop(updates)
+    }
+
+    /// A write transaction on GRDB's writer queue, for writes that may touch many rows or wait.
+    /// Short writes made meanwhile queue behind it. The caller continues on its own event loop
+    /// afterwards (`EventLoopAffinity`).
+    func writeOffLoop<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        try await EventLoopAffinity.returning {
+            try await longWrites.around { try await pool.write(updates) }
+        }
+    }
+
+    /// The transaction on this thread. Not `async`, so GRDB's synchronous
+    /// `writeWithoutTransaction` is the one called.
+    private func writeHere<T>(_ updates: (Database) throws -> T) throws -> T {
+        try pool.writeWithoutTransaction { db in
+            // Closed (`close()` at shutdown): SQLite must never see the null connection.
+            guard let connection = db.sqliteConnection else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database is closed")
+            }
+            sqlite3_busy_timeout(connection, 0)
+            defer { sqlite3_busy_timeout(connection, Int32(Self.busyTimeout * 1_000)) }
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+}
+
+/// Counts the writes queued or running on GRDB's writer queue that may take long; while there is
+/// one, ``SQLiteStore/write(_:)`` does not block its caller's thread behind it.
+final class LongWrites: Sendable {
+    private let active = Atomic<Int>(0)
+
+    /// No long write is queued or running.
+    var none: Bool { active.load(ordering: .acquiring) == 0 }
+
+    /// Runs `body` (which queues a write on GRDB's writer queue) counted as a long write.
+    func around<T>(_ body: () async throws -> T) async rethrows -> T {
+        active.add(1, ordering: .acquiringAndReleasing)
+        defer { active.subtract(1, ordering: .acquiringAndReleasing) }
+        return try await body()
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import IdentityCore
+@testable import SQLiteStore
+import StoreContracts
+import Testing
+
+/// Short SQLite writes run on the caller's thread; checkpoints run off the commits, on GRDB's
+/// queue; a write lock held by another process is waited for off the caller's thread.
+@Suite("SQLite writes on the caller's thread")
+struct SQLiteWriteTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("idc-writes-\(UUID().uuidString)/s.sqlite").path
+    }
+
+    @Test("concurrent short writes all land, mixed with long ones")
+    func concurrentWrites() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<400 {
+                group.addTask {
+                    if index % 50 == 0 { _ = try await store.purgeExpired(before: StoreConformanceTests.now) }
+                    try await store.insertSession(StoreConformanceTests.session("s\(index)"))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let count = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions") }
+        #expect(count == 400)
+        // The purges (and any checkpoint the inserts set off) are counted out when they finish.
+        let deadline = Date().addingTimeInterval(20)
+        while !store.longWrites.none && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(store.longWrites.none)
+        try await store.close()
+    }
+
+    @Test("a WAL past 1,000 pages is checkpointed off the committing write")
+    func checkpointsRun() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        let before = store.checkpoints.count
+        let blob = Data(repeating: 7, count: 16_000)
+        for index in 0..<300 {
+            try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
+        }
+        let deadline = Date().addingTimeInterval(20)
+        while store.checkpoints.count == before && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(store.checkpoints.count > before)
+        // SQLite's own automatic checkpoint is replaced on the write connection (it reports 0
+        // once another WAL hook is installed): no commit checkpoints in place.
+        let automatic = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
+        #expect(automatic == 0)
+        try await store.close()
+    }
+
+    @Test("after close, a write fails and a late checkpoint does nothing; neither reaches SQLite with no connection")
+    func afterClose() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        try await store.insertSession(StoreConformanceTests.session("before"))
+        try await store.close()
+        await #expect(throws: (any Error).self) {
+            try await store.insertSession(StoreConformanceTests.session("after"))
+        }
+        let before = store.checkpoints.count
+        await store.checkpoints.run()
+        #expect(store.checkpoints.count == before)
+    }
+
+    @Test("a write lock held by another connection is waited for, not failed")
+    func waitsForAnotherProcess() async throws {
+        let path = Self.temporaryPath()
+        let store = try SQLiteStore(path: path)
+        let other = try DatabaseQueue(path: path)
+        let locked = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? other.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                Thread.sleep(forTimeInterval: 0.4)
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        holder.start()
+        #expect(locked.wait(timeout: .now() + 10) == .success)
+        // Here the write finds the lock taken (it does not wait on the caller's thread) and runs
+        // again on GRDB's queue, which waits for the other connection's commit.
+        try await store.insertSession(StoreConformanceTests.session("while-locked"))
+        #expect(try await store.session(id: "while-locked") != nil)
+        try other.close()
+        try await store.close()
+    }
+}
