@@ -19,14 +19,20 @@ extension PostgresStore: SessionStore {
     }
 
     /// One statement, so one round trip: the pending authorization is deleted, and only if it was
-    /// there (or none was named) are the session and the code inserted.
-    public func completeSignIn(session: LoginSession, code: AuthorizationCode,
-                               consumingPending pendingIdHash: String?) async throws -> Bool {
+    /// there (or none was named) are the session and the code inserted. The throttle's reset is a
+    /// data-modifying `WITH` of its own, which PostgreSQL runs whatever the rest finds (stored
+    /// keys are hashes, never empty: without a reset it matches no row).
+    public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
+                               throttleReset: ThrottleReset?) async throws -> Bool {
         let attributes = try encode(session.attributes)
         let codeData = try encode(code)
         let consume = pendingIdHash != nil
+        let reset = throttleReset?.reset ?? "", release = throttleReset?.release ?? ""
         return try await rows("""
-            WITH consumed AS (
+            WITH throttle_reset AS (
+                UPDATE throttle SET count = CASE WHEN key_hash = \(reset) THEN 0 ELSE GREATEST(count - 1, 0) END
+                WHERE key_hash IN (\(reset), \(release)) RETURNING 1
+            ), consumed AS (
                 DELETE FROM pending_authorizations WHERE \(consume) AND id_hash = \(pendingIdHash ?? "") RETURNING 1
             ), new_session AS (
                 INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,

@@ -24,11 +24,12 @@ extension SQLiteStore: SessionStore {
                              LoginSession.amrColumn(session.amr), session.upstreamSessionKey])
     }
 
-    public func completeSignIn(session: LoginSession, code: AuthorizationCode,
-                               consumingPending pendingIdHash: String?) async throws -> Bool {
+    public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
+                               throttleReset: ThrottleReset?) async throws -> Bool {
         let attributes = try encode(session.attributes)
         let codeData = try encode(code)
         return try await write { db in
+            if let throttleReset { try Self.apply(throttleReset, in: db) }
             if let pendingIdHash, try !Self.deletePending(idHash: pendingIdHash, in: db) { return false }
             try Self.insert(session, attributes: attributes, in: db)
             try Self.insert(code, data: codeData, in: db)

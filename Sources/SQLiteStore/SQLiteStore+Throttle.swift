@@ -32,12 +32,16 @@ extension SQLiteStore: ThrottleStore {
 
     public func throttleSucceeded(reset: String?, release: String?) async throws {
         guard reset != nil || release != nil else { return }
-        try await write { db in
-            try db.cachedStatement(sql: """
-                UPDATE throttle SET count = CASE WHEN key_hash = ?1 THEN 0 ELSE MAX(count - 1, 0) END
-                WHERE key_hash IN (?1, ?2)
-                """).execute(arguments: [reset, release])
-        }
+        try await write { db in try Self.apply(ThrottleReset(reset: reset, release: release), in: db) }
+    }
+
+    /// `throttleSucceeded`, inside whatever transaction `db` is in (a sign-in's completing write).
+    static func apply(_ reset: ThrottleReset, in db: Database) throws {
+        guard reset.reset != nil || reset.release != nil else { return }
+        try db.cachedStatement(sql: """
+            UPDATE throttle SET count = CASE WHEN key_hash = ?1 THEN 0 ELSE MAX(count - 1, 0) END
+            WHERE key_hash IN (?1, ?2)
+            """).execute(arguments: [reset.reset, reset.release])
     }
 
     public func capThrottle(maxRows: Int) async throws {

@@ -1,4 +1,3 @@
-import EventLoopAffinity
 import Foundation
 import GRDB
 import StoreContracts

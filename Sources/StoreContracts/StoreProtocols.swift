@@ -32,7 +32,12 @@ public protocol SessionStore: Sendable {
     /// `pendingIdHash` is given), stores the session and its first authorization code. Returns
     /// false, storing nothing, when the pending authorization was already gone — so exactly one
     /// of two concurrent completions of one sign-in wins. One write instead of three per login.
-    func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?) async throws -> Bool
+    ///
+    /// `throttleReset` is the login throttle's bookkeeping of the correct password that led here
+    /// (`ThrottleStore.throttleSucceeded`), done in the same transaction whether or not the
+    /// pending authorization was still there: the password was right either way.
+    func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
+                        throttleReset: ThrottleReset?) async throws -> Bool
     func session(id: String) async throws -> LoginSession?
     /// Ends the session and every family in it.
     func revokeSession(id: String, at date: Date) async throws
@@ -180,6 +185,25 @@ public struct ThrottleRule: Sendable, Equatable {
         self.limit = limit
         self.window = window
         self.spacing = spacing
+    }
+}
+
+/// What a correct password does to the login throttle's counters (`ThrottleStore.throttleSucceeded`):
+/// clears `reset` (the username's counter) and takes one attempt back from `release` (the address's).
+public struct ThrottleReset: Sendable, Equatable {
+    public var reset: String?
+    public var release: String?
+
+    public init(reset: String?, release: String?) {
+        self.reset = reset
+        self.release = release
+    }
+}
+
+extension SessionStore {
+    /// A completion with no throttle bookkeeping (SSO, QR login, tests).
+    public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?) async throws -> Bool {
+        try await completeSignIn(session: session, code: code, consumingPending: pendingIdHash, throttleReset: nil)
     }
 }
 

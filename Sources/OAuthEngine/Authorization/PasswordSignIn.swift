@@ -85,7 +85,7 @@ public struct PasswordSignIn: Sendable {
                                               otp: pending.mode == .api ? otp : nil)
         let attempt: Result<FirstFactor, OAuthError>
         do {
-            attempt = try await checker.attempt(credentials, client: client, clientAddress: clientAddress)
+            attempt = try await checker.attempt(credentials, client: client, clientAddress: clientAddress, deferringReset: true)
         } catch {
             return try await refuse(pendingId, pending, target, ConnectorErrors.oauthError(for: error))
         }
@@ -101,30 +101,18 @@ public struct PasswordSignIn: Sendable {
                 }
                 let step = SecondStep(purpose: .challenge, userId: username, username: username, sealedIdentity: nil, amr: ["pwd"])
                 return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: nil, challenge: challenge))
-            case .success(.identity(let identity)):
-                if pending.mode == .browser {
-                    let owner = SecondFactors.owner(userId: identity.userId, client: client)
-                    let need = try await secondFactors.need(owner, client: client, amr: ["pwd"])
-                    if need != .none {
-                        var purpose = SecondStep.Purpose.verify
-                        if case .enrol = need { purpose = .enrol }
-                        let step = SecondStep(purpose: purpose, userId: identity.userId, username: username, sealedIdentity: nil, amr: ["pwd"])
-                        return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: identity))
-                    }
-                    return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
-                                                                       amr: ["pwd"], browserBound: fromStartingBrowser,
-                                                                       clientAddress: clientAddress, userAgent: userAgent))
-                }
-                let amr: [String]
+            case .success(.identity(let identity, let unsettled)):
+                // The throttle's reset for the correct password rides in the completing write;
+                // every other way out of here settles it on its own (PendingThrottleReset).
+                let reset = unsettled.map { PendingThrottleReset($0, store: checker.counters) }
                 do {
-                    amr = try await secondFactors.checkAPI(userId: identity.userId, client: client, amr: ["pwd"], otp: otp,
-                                                           address: clientAddress)
-                } catch let error as OAuthError where error.code == .mfaRequired || error.code == .accessDenied {
-                    return try await refuse(pendingId, pending, target, error)
+                    return try await afterPassword(identity, username: username, pendingId: pendingId, pending: pending,
+                                                   target: target, client: client, otp: otp, fromStartingBrowser: fromStartingBrowser,
+                                                   clientAddress: clientAddress, userAgent: userAgent, reset: reset)
+                } catch {
+                    try? await reset?.settle()
+                    throw error
                 }
-                return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
-                                                                   amr: amr, browserBound: fromStartingBrowser,
-                                                                   clientAddress: clientAddress, userAgent: userAgent))
             }
         } catch let failure as AuthorizationFailure {
             throw failure
@@ -133,6 +121,38 @@ public struct PasswordSignIn: Sendable {
         } catch {
             throw .redirect(.wrapping(error, "sign-in completion"), target)
         }
+    }
+
+    /// The password was right: a second step, the API's one-time code, or the completion. Only
+    /// the completion carries `reset` in its write; the other ways settle it first, before a
+    /// second factor counts its own attempt against the same address.
+    private func afterPassword(_ identity: ConnectorIdentity, username: String, pendingId: String, pending: PendingAuthorization,
+                               target: ErrorRedirect, client: ResolvedClient, otp: String?, fromStartingBrowser: Bool,
+                               clientAddress: String?, userAgent: String?,
+                               reset: PendingThrottleReset?) async throws -> PasswordSignInOutcome {
+        let idHash = Secrets.hash(pendingId)
+        let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: ["pwd"])
+        guard need != .none else {
+            return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                               amr: ["pwd"], browserBound: fromStartingBrowser,
+                                                               clientAddress: clientAddress, userAgent: userAgent, throttleReset: reset))
+        }
+        try await guarded("throttle") { try await reset?.settle() }
+        if pending.mode == .browser {
+            var purpose = SecondStep.Purpose.verify
+            if case .enrol = need { purpose = .enrol }
+            let step = SecondStep(purpose: purpose, userId: identity.userId, username: username, sealedIdentity: nil, amr: ["pwd"])
+            return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: identity))
+        }
+        let amr: [String]
+        do {
+            amr = try await secondFactors.checkAPI(need, client: client, amr: ["pwd"], otp: otp, address: clientAddress)
+        } catch let error as OAuthError where error.code == .mfaRequired || error.code == .accessDenied {
+            return try await refuse(pendingId, pending, target, error)
+        }
+        return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                           amr: amr, browserBound: fromStartingBrowser,
+                                                           clientAddress: clientAddress, userAgent: userAgent))
     }
 
     /// A failed attempt: the login page shows the message again; the API gets a redirect with `error`.

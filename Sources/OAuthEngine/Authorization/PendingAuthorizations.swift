@@ -81,9 +81,11 @@ public struct PendingAuthorizations: Sendable {
     ///
     /// A browser sign-in (`browserBound`) keeps the browser's User-Agent and address in the
     /// session, for the user's account page (docs/account.md); an app's (API mode) keeps neither.
+    /// A correct password's `throttleReset` rides in the same write and is marked performed once
+    /// the write returned (whether or not the sign-in was still there to complete).
     func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String?, client: ResolvedClient,
                   identity: ConnectorIdentity, amr: [String], browserBound: Bool, clientAddress: String?,
-                  userAgent: String? = nil) async throws -> SignInCompletion {
+                  userAgent: String? = nil, throttleReset: PendingThrottleReset? = nil) async throws -> SignInCompletion {
         var session = try issuer.makeSession(identity: identity, client: client, amr: amr)
         if browserBound {
             session.userAgent = LoginSession.storedUserAgent(userAgent)
@@ -91,7 +93,10 @@ public struct PendingAuthorizations: Sendable {
         }
         try binding.checkMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
-        guard try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash) else {
+        let completed = try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash,
+                                                               throttleReset: throttleReset?.reset)
+        throttleReset?.performed()
+        guard completed else {
             throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
         }
         context.audit.signedIn(session, client: client, address: clientAddress)

@@ -29,7 +29,7 @@ struct PasswordGrant: TokenGrant {
                                               otp: otp)
         let identity: ConnectorIdentity
         switch try await checker.attempt(credentials, client: client, clientAddress: clientAddress).get() {
-        case .identity(let found): identity = found
+        case .identity(let found, _): identity = found
         case .challenge(let challenge):
             // The identity source asks a question (docs/mfa.md, "AuthLink challenges"): the app
             // shows it and repeats the request with the answer as `otp`.

@@ -8,8 +8,13 @@ extension SecondFactors {
     /// The `amr` the sign-in ends with, or throws `mfa_required` (nothing sent, a passkey-only
     /// account, enrolment needed) or `access_denied` (a wrong or replayed code, throttled).
     func checkAPI(userId: String, client: ResolvedClient, amr: [String], otp: String?, address: String?) async throws -> [String] {
-        let owner = Self.owner(userId: userId, client: client)
-        switch try await need(owner, client: client, amr: amr) {
+        let required = try await need(Self.owner(userId: userId, client: client), client: client, amr: amr)
+        return try await checkAPI(required, client: client, amr: amr, otp: otp, address: address)
+    }
+
+    /// `checkAPI` once the caller has asked `need` itself.
+    func checkAPI(_ need: SecondFactorNeed, client: ResolvedClient, amr: [String], otp: String?, address: String?) async throws -> [String] {
+        switch need {
         case .none:
             return amr
         case .enrol:

@@ -137,7 +137,7 @@ extension SecondStepSignIn {
             var updated = loaded
             updated.step = step
             return .page(try await model(updated), status: 200)
-        case .success(.identity(let identity)):
+        case .success(.identity(let identity, _)):
             // The identity source ran its own second factor.
             var amr = loaded.step.amr
             for value in ["otp", "mfa"] where !amr.contains(value) { amr.append(value) }

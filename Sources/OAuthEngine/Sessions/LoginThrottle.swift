@@ -33,6 +33,10 @@ public struct LoginThrottle: Sendable {
     public struct Keys: Sendable, Equatable {
         public var username: String
         public var address: String?
+
+        /// What a success does to these counters: the username's is cleared, the address gets
+        /// its attempt back.
+        public var reset: ThrottleReset { ThrottleReset(reset: username, release: address) }
     }
 
     public var perUsername = Policy(limit: 5, window: 300, spacing: 30)
@@ -68,7 +72,7 @@ public struct LoginThrottle: Sendable {
 
     /// A successful sign-in.
     public func succeeded(_ keys: Keys, store: any ThrottleStore) async throws {
-        try await store.throttleSucceeded(reset: keys.username, release: keys.address)
+        try await store.throttleSucceeded(reset: keys.reset.reset, release: keys.reset.release)
     }
 
     /// An attempt the identity source never answered (an outage, a timeout): nothing was learned

@@ -6,7 +6,9 @@ import Tracing
 
 /// What a first factor came to: the user, or a question the identity source asks first.
 enum FirstFactor: Sendable {
-    case identity(ConnectorIdentity)
+    /// The password was right. `unsettled` is the throttle's reset when the caller asked to fold it
+    /// into its completing write (`PasswordChecker.attempt(deferringReset:)`); nil when it is done.
+    case identity(ConnectorIdentity, unsettled: ThrottleReset? = nil)
     case challenge(LoginChallenge)
 }
 
@@ -23,8 +25,11 @@ struct PasswordChecker: Sendable {
 
     /// The identity, or the error to show (`access_denied`; 429 when throttled). Outages are
     /// thrown as OAuth errors (503 / 502).
+    /// - Parameter deferringReset: a correct password's throttle reset is not written here but
+    ///   returned with the identity, for the caller to fold into its completing write or settle
+    ///   (`PendingThrottleReset`).
     func attempt(_ credentials: PasswordCredentials, client: ResolvedClient,
-                 clientAddress: String?) async throws -> Result<FirstFactor, OAuthError> {
+                 clientAddress: String?, deferringReset: Bool = false) async throws -> Result<FirstFactor, OAuthError> {
         let type = client.service.provider.type
         guard let connector = client.authService.connector as? any PasswordConnector else {
             throw OAuthError.unauthorizedClient("This auth service does not accept passwords.")
@@ -43,7 +48,8 @@ struct PasswordChecker: Sendable {
             return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429,
                                        retryAfter: Int(throttle.perUsername.spacing.rounded(.up))))
         }
-        return try await counted(keys, credentials.username, client: client, clientAddress: clientAddress) {
+        return try await counted(keys, credentials.username, client: client, clientAddress: clientAddress,
+                                 deferringReset: deferringReset) {
             try await withSpan("connector.login", ofKind: .client) { span in
                 span.attributes["connector.type"] = type
                 return try await connector.login(credentials)
@@ -77,6 +83,7 @@ struct PasswordChecker: Sendable {
 
     /// Runs one connector call whose attempt is already counted, and books its outcome.
     private func counted(_ keys: LoginThrottle.Keys, _ username: String, client: ResolvedClient, clientAddress: String?,
+                         deferringReset: Bool = false,
                          _ call: () async throws -> LoginResult) async throws -> Result<FirstFactor, OAuthError> {
         let type = client.service.provider.type
         let result: LoginResult
@@ -103,8 +110,9 @@ struct PasswordChecker: Sendable {
             metrics.login(connector: type, outcome: "challenge")
             return .success(.challenge(challenge))
         case .authenticated(let identity):
-            try await guarded("throttle") { try await throttle.succeeded(keys, store: counters) }
             metrics.login(connector: type, outcome: "success")
+            if deferringReset { return .success(.identity(identity, unsettled: keys.reset)) }
+            try await guarded("throttle") { try await throttle.succeeded(keys, store: counters) }
             return .success(.identity(identity))
         }
     }
