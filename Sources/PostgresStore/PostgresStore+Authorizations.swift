@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
-        let data = try encode(pending)
+        let data = try pending.storedJSON()
         _ = try await rows("""
             INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (\(idHash), \(data), \(pending.expiresAt.pg))
             """)
@@ -12,11 +12,11 @@ extension PostgresStore: PendingAuthorizationStore {
 
     public func pending(idHash: String) async throws -> PendingAuthorization? {
         guard let row = try await rows("SELECT data FROM pending_authorizations WHERE id_hash = \(idHash)").first else { return nil }
-        return try decode(PendingAuthorization.self, row.decode(Data.self))
+        return try PendingAuthorization.fromStoredJSON(row.decode(Data.self))
     }
 
     public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
-        let data = try encode(pending)
+        let data = try pending.storedJSON()
         _ = try await rows("""
             UPDATE pending_authorizations SET data = \(data), expires_at = \(pending.expiresAt.pg) WHERE id_hash = \(idHash)
             """)
@@ -29,7 +29,7 @@ extension PostgresStore: PendingAuthorizationStore {
 
 extension PostgresStore: AuthorizationCodeStore {
     public func insertCode(_ code: AuthorizationCode) async throws {
-        let data = try encode(code)
+        let data = try code.storedJSON()
         _ = try await rows("""
             INSERT INTO authorization_codes (code_hash, data, expires_at) VALUES (\(code.hash), \(data), \(code.expiresAt.pg))
             """)
@@ -37,7 +37,7 @@ extension PostgresStore: AuthorizationCodeStore {
 
     public func code(hash: String) async throws -> AuthorizationCode? {
         guard let row = try await rows("SELECT data FROM authorization_codes WHERE code_hash = \(hash)").first else { return nil }
-        return try decode(AuthorizationCode.self, row.decode(Data.self))
+        return try AuthorizationCode.fromStoredJSON(row.decode(Data.self))
     }
 
     /// A conditional `UPDATE`: concurrent redemptions queue on the row lock and re-check
@@ -47,7 +47,7 @@ extension PostgresStore: AuthorizationCodeStore {
             UPDATE authorization_codes SET used_at = \(date.pg), family_id = \(familyId)
             WHERE code_hash = \(hash) AND used_at IS NULL RETURNING data
             """).first {
-            return .redeemed(try decode(AuthorizationCode.self, row.decode(Data.self)))
+            return .redeemed(try AuthorizationCode.fromStoredJSON(row.decode(Data.self)))
         }
         return try await notRedeemed(hash: hash)
     }
@@ -63,7 +63,7 @@ extension PostgresStore: AuthorizationCodeStore {
             try await Self.insert(family, on: connection, logger: logger)
             return try row.decode(Data.self)
         }
-        if let redeemed { return .redeemed(try decode(AuthorizationCode.self, redeemed)) }
+        if let redeemed { return .redeemed(try AuthorizationCode.fromStoredJSON(redeemed)) }
         return try await notRedeemed(hash: hash)
     }
 
@@ -73,6 +73,6 @@ extension PostgresStore: AuthorizationCodeStore {
             return .notFound
         }
         let (data, family) = try row.decode((Data, String?).self)
-        return .alreadyUsed(try decode(AuthorizationCode.self, data), familyId: family)
+        return .alreadyUsed(try AuthorizationCode.fromStoredJSON(data), familyId: family)
     }
 }

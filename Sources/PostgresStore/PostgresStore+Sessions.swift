@@ -5,7 +5,7 @@ import PostgresNIO
 
 extension PostgresStore: SessionStore {
     public func insertSession(_ session: LoginSession) async throws {
-        let attributes = try encode(session.attributes)
+        let attributes = session.storedAttributes
         _ = try await rows("""
             INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
                 upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
@@ -24,8 +24,8 @@ extension PostgresStore: SessionStore {
     /// keys are hashes, never empty: without a reset it matches no row).
     public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
                                throttleReset: ThrottleReset?) async throws -> Bool {
-        let attributes = try encode(session.attributes)
-        let codeData = try encode(code)
+        let attributes = session.storedAttributes
+        let codeData = try code.storedJSON()
         let consume = pendingIdHash != nil
         let reset = throttleReset?.reset ?? "", release = throttleReset?.release ?? ""
         return try await rows("""

@@ -4,7 +4,7 @@ import StoreContracts
 
 extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
-        let data = try encode(pending)
+        let data = try pending.storedJSON()
         try await write { db in
             try db.cachedStatement(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)")
                 .execute(arguments: [idHash, data, pending.expiresAt.sql])
@@ -16,11 +16,11 @@ extension SQLiteStore: PendingAuthorizationStore {
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?"),
                 arguments: [idHash])
         }
-        return try data.map { try decode(PendingAuthorization.self, $0) }
+        return try data.map { try PendingAuthorization.fromStoredJSON($0) }
     }
 
     public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
-        let data = try encode(pending)
+        let data = try pending.storedJSON()
         try await write { db in
             try db.cachedStatement(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?")
                 .execute(arguments: [data, pending.expiresAt.sql, idHash])
@@ -40,7 +40,7 @@ extension SQLiteStore: PendingAuthorizationStore {
 
 extension SQLiteStore: AuthorizationCodeStore {
     public func insertCode(_ code: AuthorizationCode) async throws {
-        let data = try encode(code)
+        let data = try code.storedJSON()
         try await write { db in try Self.insert(code, data: data, in: db) }
     }
 
@@ -55,7 +55,7 @@ extension SQLiteStore: AuthorizationCodeStore {
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM authorization_codes WHERE code_hash = ?"),
                 arguments: [hash])
         }
-        return try data.map { try decode(AuthorizationCode.self, $0) }
+        return try data.map { try AuthorizationCode.fromStoredJSON($0) }
     }
 
     public func redeemCode(hash: String, at date: Date, familyId: String) async throws -> CodeRedemption {
@@ -78,7 +78,7 @@ extension SQLiteStore: AuthorizationCodeStore {
             return (row["data"], first, row["family_id"])
         }
         guard let (data, first, familyId) = row else { return .notFound }
-        let code = try decode(AuthorizationCode.self, data)
+        let code = try AuthorizationCode.fromStoredJSON(data)
         return first ? .redeemed(code) : .alreadyUsed(code, familyId: familyId)
     }
 }

@@ -5,7 +5,7 @@ import IdentityCore
 
 extension SQLiteStore: SessionStore {
     public func insertSession(_ session: LoginSession) async throws {
-        let attributes = try encode(session.attributes)
+        let attributes = session.storedAttributes
         try await write { db in try Self.insert(session, attributes: attributes, in: db) }
     }
 
@@ -26,8 +26,8 @@ extension SQLiteStore: SessionStore {
 
     public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
                                throttleReset: ThrottleReset?) async throws -> Bool {
-        let attributes = try encode(session.attributes)
-        let codeData = try encode(code)
+        let attributes = session.storedAttributes
+        let codeData = try code.storedJSON()
         return try await write { db in
             if let throttleReset { try Self.apply(throttleReset, in: db) }
             if let pendingIdHash, try !Self.deletePending(idHash: pendingIdHash, in: db) { return false }

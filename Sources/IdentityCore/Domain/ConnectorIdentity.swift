@@ -68,6 +68,16 @@ public struct ConnectorIdentity: Sendable, Equatable {
 }
 
 extension UpstreamToken {
+    /// The JSON the vault seals, written without `JSONEncoder` (about 1.7% of a sign-in's CPU):
+    /// what `JSONEncoder.sortedCompact` writes, dates as seconds since the reference date
+    /// (`UpstreamSerializationTests`), read back by `decode`.
+    public var serialized: Data {
+        var object: [String: JSONValue] = ["token": .string(token), "extra": .object(extra.mapValues { .string($0) })]
+        object["refreshToken"] = refreshToken.map { .string($0) }
+        object["expiresAt"] = expiresAt.map { .double($0.timeIntervalSinceReferenceDate) }
+        return Data(JSONValue.serialize(object: object))
+    }
+
     /// Reads the JSON `JSONEncoder` wrote for this type (dates as seconds since the reference
     /// date) with the byte-level parser; falls back to `JSONDecoder` for anything unexpected.
     /// Every validate of an upstream-backed session opens one of these.

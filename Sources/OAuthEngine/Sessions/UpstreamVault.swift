@@ -13,7 +13,7 @@ struct UpstreamVault: Sendable {
 
     func seal(_ token: UpstreamToken, sessionId: String, authServiceId: String) throws -> Data {
         metrics.vault("seal")
-        return try live.snapshot.vault.seal(try JSONEncoder.sortedCompact.encode(token),
+        return try live.snapshot.vault.seal(token.serialized,
                                             VaultBindings.upstream(sessionId: sessionId, authServiceId: authServiceId))
     }
 
