@@ -1,9 +1,9 @@
 import Foundation
 import IdentityCore
 
-/// Reads the members of a stored record's JSON object; any member of an unexpected kind, and any
-/// member it was not asked about, makes the whole read fail (nil), so that the caller falls back
-/// to `JSONDecoder` rather than drop something.
+/// Reads the members of a stored record's JSON object (`StoredJSON.swift`). A member of an
+/// unexpected kind, a required one missing, or one it was not asked about leaves `complete`
+/// false, and the caller falls back to `JSONDecoder` rather than drop or guess anything.
 struct StoredObject {
     private let object: [String: JSONValue]
     private var asked = 0
