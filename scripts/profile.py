@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the broker spends its CPU under one benchmark load (docs/benchmarks.md, "Profiles").
 
-    scripts/profile.py validate|validate-opaque|introspect|exchange|refresh|gateway|discovery|login [--seconds 10]
+    scripts/profile.py validate|validate-opaque|introspect|exchange|refresh|gateway|discovery|password|login [--seconds 10]
 
 Starts the sample AuthLink and the release build of the broker as scripts/bench.py does, puts the
 load on it with wrk, records the broker with `perf record -g` meanwhile, and prints the hottest
@@ -49,6 +49,12 @@ def scenario(name, port, pool_size):
         tokens = prepare(pool_size, lambda _: broker.password_grant(port, "authlink", "alice", "alicepw")["refresh_token"])
         return dict(method="POST", path="/oauth/token", headers={**basic, **FORM}, pool=tokens,
                     body="grant_type=refresh_token&refresh_token={}")
+    if name == "password":
+        # The password grant round the bench users (the login throttle lets 5 of one username be in flight).
+        body = (f"grant_type=password&client_id={broker.client_id('authlink')}&username={{}}"
+                f"&password={broker.BENCH_PASSWORD}")
+        return dict(method="POST", path="/oauth/token", headers={**basic, **FORM}, body=body,
+                    pool=list(broker.BENCH_USERS), cycle=True)
     if name == "login":
         paths = prepare(pool_size // 4, lambda _: broker.temp_login_path(port, "authlink"))
         users = broker.BENCH_USERS

@@ -18,40 +18,6 @@ extension PostgresStore: SessionStore {
             """)
     }
 
-    /// One statement, so one round trip: the pending authorization is deleted, and only if it was
-    /// there (or none was named) are the session and the code inserted. The throttle's reset is a
-    /// data-modifying `WITH` of its own, which PostgreSQL runs whatever the rest finds (stored
-    /// keys are hashes, never empty: without a reset it matches no row).
-    public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
-                               throttleReset: ThrottleReset?) async throws -> Bool {
-        let attributes = session.storedAttributes
-        let codeData = try code.storedJSON()
-        let consume = pendingIdHash != nil
-        let reset = throttleReset?.reset ?? "", release = throttleReset?.release ?? ""
-        return try await rows("""
-            WITH throttle_reset AS (
-                UPDATE throttle SET count = CASE WHEN key_hash = \(reset) THEN 0 ELSE GREATEST(count - 1, 0) END
-                WHERE key_hash IN (\(reset), \(release)) RETURNING 1
-            ), consumed AS (
-                DELETE FROM pending_authorizations WHERE \(consume) AND id_hash = \(pendingIdHash ?? "") RETURNING 1
-            ), new_session AS (
-                INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                    upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                    user_agent, client_address, last_used_at, amr, upstream_session)
-                SELECT \(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
-                    \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
-                    \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                    \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg),
-                    \(LoginSession.amrColumn(session.amr)), \(session.upstreamSessionKey)
-                WHERE NOT \(consume) OR EXISTS (SELECT 1 FROM consumed)
-                RETURNING 1
-            )
-            INSERT INTO authorization_codes (code_hash, data, expires_at)
-            SELECT \(code.hash), \(codeData), \(code.expiresAt.pg) WHERE EXISTS (SELECT 1 FROM new_session)
-            RETURNING 1
-            """).count == 1
-    }
-
     public func session(id: String) async throws -> LoginSession? {
         guard let row = try await rows("SELECT \(unescaped: Self.sessionColumns) FROM sessions WHERE id = \(id)").first else {
             return nil

@@ -24,19 +24,6 @@ extension SQLiteStore: SessionStore {
                              LoginSession.amrColumn(session.amr), session.upstreamSessionKey])
     }
 
-    public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
-                               throttleReset: ThrottleReset?) async throws -> Bool {
-        let attributes = session.storedAttributes
-        let codeData = try code.storedJSON()
-        return try await write { db in
-            if let throttleReset { try Self.apply(throttleReset, in: db) }
-            if let pendingIdHash, try !Self.deletePending(idHash: pendingIdHash, in: db) { return false }
-            try Self.insert(session, attributes: attributes, in: db)
-            try Self.insert(code, data: codeData, in: db)
-            return true
-        }
-    }
-
     public func session(id: String) async throws -> LoginSession? {
         try await pointRead { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?"), arguments: [id])
@@ -158,6 +145,14 @@ extension SQLiteStore: TokenFamilyStore {
     /// The family row, and the session's extension when it has a refresh token, inside whatever
     /// transaction `db` is in.
     static func insert(_ family: TokenFamily, in db: Database) throws {
+        try insertRow(family, in: db)
+        if let expiry = family.refreshExpiresAt {
+            try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
+        }
+    }
+
+    /// The family row alone, for a session written already extended (`LoginSession.extended(for:)`).
+    static func insertRow(_ family: TokenFamily, in db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
                 refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
@@ -167,9 +162,6 @@ extension SQLiteStore: TokenFamilyStore {
                              family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
                              family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
                              ClaimsRequest.encode(family.claims)])
-        if let expiry = family.refreshExpiresAt {
-            try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiry.sql, family.createdAt.sql, family.sessionId])
-        }
     }
 
     public func family(id: String) async throws -> TokenFamily? {

@@ -71,6 +71,18 @@ public struct LoginSession: Sendable, Equatable {
     public var usedSecondFactor: Bool { amr.contains("mfa") }
 
     public func isActive(at now: Date) -> Bool { revokedAt == nil && now < expiresAt }
+
+    /// The session as storing `family` with it leaves it (`TokenFamilyStore.insertFamily`): a
+    /// refresh token moves `expiresAt` out to the token's expiry, never past `maxExpiresAt`, and
+    /// notes the use (`lastUsedAt`). A family without a refresh token changes nothing. For a store
+    /// that writes a new session and its first family at once (`SessionStore.startSession`).
+    public func extended(for family: TokenFamily) -> LoginSession {
+        guard let expiry = family.refreshExpiresAt else { return self }
+        var extended = self
+        extended.expiresAt = max(expiresAt, min(expiry, maxExpiresAt ?? expiry))
+        extended.lastUsedAt = family.createdAt
+        return extended
+    }
 }
 
 extension LoginSession {

@@ -38,6 +38,12 @@ public protocol SessionStore: Sendable {
     /// pending authorization was still there: the password was right either way.
     func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?,
                         throttleReset: ThrottleReset?) async throws -> Bool
+    /// Starts a sign-in that hands out tokens at once (the password grant) in one transaction:
+    /// `session` with its first token family, stored as `insertSession` and then `insertFamily`
+    /// would store them (the session extended for the family's refresh token,
+    /// ``LoginSession/extended(for:)``), and the throttle's `throttleReset` as in
+    /// `completeSignIn`. One write instead of three per password grant.
+    func startSession(_ session: LoginSession, family: TokenFamily, throttleReset: ThrottleReset?) async throws
     func session(id: String) async throws -> LoginSession?
     /// Ends the session and every family in it.
     func revokeSession(id: String, at date: Date) async throws
