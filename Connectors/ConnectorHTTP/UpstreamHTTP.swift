@@ -46,62 +46,56 @@ public struct UpstreamHTTP: Sendable {
     /// for oversized answers.
     public func post(_ url: String, body: Data, contentType: String, headers: [(String, String)] = [],
                      what: String) async throws -> Answer {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: contentType)
-        request.headers.add(name: "Accept", value: "application/json")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: body))
-        return try await execute(request, what: what)
+        var fields = HTTPHeaders()
+        fields.add(name: "Content-Type", value: contentType)
+        fields.add(name: "Accept", value: "application/json")
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        return try await execute(url, method: .POST, headers: fields, body: .bytes(body), what: what)
     }
 
     /// GETs `url` (discovery documents, JWKS, userinfo, SAML metadata) with the same limits as
     /// ``post(_:body:contentType:headers:what:)``; `accept` names the media types wanted.
     public func get(_ url: String, accept: String = "application/json", headers: [(String, String)] = [],
                     what: String) async throws -> Answer {
-        var request = HTTPClientRequest(url: url)
-        request.method = .GET
-        request.headers.add(name: "Accept", value: accept)
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        return try await execute(request, what: what)
+        var fields = HTTPHeaders()
+        fields.add(name: "Accept", value: accept)
+        for (name, value) in headers { fields.add(name: name, value: value) }
+        return try await execute(url, method: .GET, headers: fields, body: nil, what: what)
     }
 
-    /// The call and its body within `timeout`; the caller continues on its own event loop
+    /// The call, head and body, within `timeout`; the caller continues on its own event loop
     /// afterwards (`EventLoopAffinity`).
-    private func execute(_ request: HTTPClientRequest, what: String) async throws -> Answer {
-        try await EventLoopAffinity.returning { try await exchange(request, what: what) }
-    }
-
-    private func exchange(_ request: HTTPClientRequest, what: String) async throws -> Answer {
-        let started = ContinuousClock.now
-        let response: HTTPClientResponse
-        do {
-            // AsyncHTTPClient's deadline covers the call until the response head arrives.
-            response = try await client.execute(request, timeout: timeout)
-        } catch {
-            throw ConnectorFailure(.unavailable, "The \(what) did not answer.", debug: "\(error)")
-        }
-        // The body must arrive within what is left of the same deadline.
-        let remaining = Duration.nanoseconds(timeout.nanoseconds) - (ContinuousClock.now - started)
-        let limit = maxResponseBytes
-        do {
-            let buffer: ByteBuffer? = try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-                group.addTask { try await response.body.collect(upTo: limit) }
-                group.addTask {
-                    try await Task.sleep(for: max(remaining, .zero))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+    ///
+    /// This is AsyncHTTPClient's future-based API with its `ResponseAccumulator`: its deadline
+    /// covers the whole answer and the body is gathered on the connection's event loop. The
+    /// async API's deadline ends with the response head, so the body needed a deadline of its
+    /// own (a task group racing a `Task.sleep`), which cost a sign-in two child tasks and a timer
+    /// on Dispatch's threads. A cancelled caller cancels the request.
+    private func execute(_ url: String, method: HTTPMethod, headers: HTTPHeaders, body: HTTPClient.Body?,
+                         what: String) async throws -> Answer {
+        try await EventLoopAffinity.returning {
+            let task: HTTPClient.Task<HTTPClient.Response>
+            do {
+                let request = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
+                task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: maxResponseBytes),
+                                      deadline: .now() + timeout)
+            } catch {
+                throw ConnectorFailure(.unavailable, "The \(what) did not answer.", debug: "\(error)")
             }
-            guard let buffer else { throw ConnectorFailure(.unavailable, "The \(what) stopped answering.", debug: "body deadline") }
-            return Answer(status: Int(response.status.code), headers: response.headers, body: Data(buffer: buffer))
-        } catch let failure as ConnectorFailure {
-            throw failure
-        } catch is NIOTooManyBytesError {
-            throw ConnectorFailure(.invalidResponse, "The \(what) sent an oversized answer.")
-        } catch {
-            throw ConnectorFailure(.unavailable, "The \(what) stopped answering.", debug: "\(error)")
+            let response: HTTPClient.Response
+            do {
+                response = try await withTaskCancellationHandler {
+                    try await task.futureResult.get()
+                } onCancel: {
+                    task.cancel()
+                }
+            } catch is ResponseAccumulator.ResponseTooBigError {
+                throw ConnectorFailure(.invalidResponse, "The \(what) sent an oversized answer.")
+            } catch {
+                throw ConnectorFailure(.unavailable, "The \(what) did not answer.", debug: "\(error)")
+            }
+            return Answer(status: Int(response.status.code), headers: response.headers,
+                          body: response.body.map { Data(buffer: $0, byteTransferStrategy: .noCopy) } ?? Data())
         }
     }
 
