@@ -12,7 +12,7 @@ extension SQLiteStore: PendingAuthorizationStore {
     }
 
     public func pending(idHash: String) async throws -> PendingAuthorization? {
-        let data = try await pointRead { db in
+        let data = try await writerRead { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?"),
                 arguments: [idHash])
         }
@@ -51,7 +51,7 @@ extension SQLiteStore: AuthorizationCodeStore {
     }
 
     public func code(hash: String) async throws -> AuthorizationCode? {
-        let data = try await pointRead { db in
+        let data = try await writerRead { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM authorization_codes WHERE code_hash = ?"),
                 arguments: [hash])
         }

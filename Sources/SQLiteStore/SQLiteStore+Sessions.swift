@@ -25,7 +25,7 @@ extension SQLiteStore: SessionStore {
     }
 
     public func session(id: String) async throws -> LoginSession? {
-        try await pointRead { db in
+        try await writerRead { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ?"), arguments: [id])
                 .map { try self.session(from: $0) }
         }
@@ -165,7 +165,7 @@ extension SQLiteStore: TokenFamilyStore {
     }
 
     public func family(id: String) async throws -> TokenFamily? {
-        try await pointRead { db in
+        try await writerRead { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE id = ?"),
                 arguments: [id])
                 .map { Self.family(from: $0) }
@@ -173,7 +173,7 @@ extension SQLiteStore: TokenFamilyStore {
     }
 
     public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
-        try await pointRead { db in
+        try await writerRead { db in
             if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE refresh_hash = ?"),
                 arguments: [refreshHash]) {
                 return (Self.family(from: row), .current)
