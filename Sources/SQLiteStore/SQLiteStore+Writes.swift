@@ -41,21 +41,31 @@ extension SQLiteStore {
     /// from the files. The writer's cache is current: its own commits are the changes. A sign-in's
     /// read of its pending authorization took 99 µs on a point reader and 36 µs here, one at a
     /// time. Like a short write, it waits in place while the other event loop uses the writer,
-    /// and goes to a point reader while a long write is queued or running (``writeOffLoop(_:)``).
+    /// and goes to a point reader while a long write is queued or running (``writeOffLoop(_:)``)
+    /// or when SQLite would make it wait (busy: a WAL recovery), never waiting on the loop.
     /// Reads that follow no write of their own (validation) stay on the point readers, which
     /// serve both event loops at once.
     func writerRead<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        guard longWrites.none else { return try await pointRead(block) }
-        return try readHere(block)
+        if longWrites.none {
+            do {
+                return try readHere(block)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                // Fall through to a point reader, which waits off this thread if it must.
+            }
+        }
+        return try await pointRead(block)
     }
 
-    /// The read on this thread, outside a transaction (one statement). Not `async`, so GRDB's
-    /// synchronous `writeWithoutTransaction` is the one called.
+    /// The read on this thread, outside a transaction (one statement), with a zero busy timeout
+    /// as in ``writeHere(_:)``. Not `async`, so GRDB's synchronous `writeWithoutTransaction` is
+    /// the one called.
     private func readHere<T>(_ block: (Database) throws -> T) throws -> T {
         try pool.writeWithoutTransaction { db in
-            guard db.sqliteConnection != nil else {
+            guard let connection = db.sqliteConnection else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database is closed")
             }
+            sqlite3_busy_timeout(connection, 0)
+            defer { sqlite3_busy_timeout(connection, Int32(Self.busyTimeout * 1_000)) }
             return try block(db)
         }
     }

@@ -6,7 +6,8 @@ import StoreContracts
 import Testing
 
 /// Short SQLite writes run on the caller's thread; checkpoints run off the commits, on GRDB's
-/// queue; a write lock held by another process is waited for off the caller's thread.
+/// queue; a write lock held by another process is waited for off the caller's thread. Reads of
+/// write-hot rows (`writerRead`) see what is committed, and nothing another process has not.
 @Suite("SQLite writes on the caller's thread")
 struct SQLiteWriteTests {
     static func temporaryPath() -> String {
@@ -62,6 +63,10 @@ struct SQLiteWriteTests {
         await #expect(throws: (any Error).self) {
             try await store.insertSession(StoreConformanceTests.session("after"))
         }
+        // A read of a write-hot row (on the writer connection) fails the same way.
+        await #expect(throws: (any Error).self) {
+            _ = try await store.session(id: "before")
+        }
         let before = store.checkpoints.count
         await store.checkpoints.run()
         #expect(store.checkpoints.count == before)
@@ -87,6 +92,36 @@ struct SQLiteWriteTests {
         // again on GRDB's queue, which waits for the other connection's commit.
         try await store.insertSession(StoreConformanceTests.session("while-locked"))
         #expect(try await store.session(id: "while-locked") != nil)
+        try other.close()
+        try await store.close()
+    }
+
+    @Test("reads of write-hot rows see the latest commit, not another connection's open transaction")
+    func writerReads() async throws {
+        let path = Self.temporaryPath()
+        let store = try SQLiteStore(path: path)
+        try await store.insertSession(StoreConformanceTests.session("committed"))
+        let other = try DatabaseQueue(path: path)
+        let inserted = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let holder = Thread {
+            try? other.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                try db.execute(sql: "UPDATE sessions SET user_id = 'changed' WHERE id = 'committed'")
+                inserted.signal()
+                _ = release.wait(timeout: .now() + 10)
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        holder.start()
+        #expect(inserted.wait(timeout: .now() + 10) == .success)
+        // The other connection holds the write lock with its change uncommitted.
+        #expect(try await store.session(id: "committed")?.userId == "alice")
+        release.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while try await store.session(id: "committed")?.userId != "changed" && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await store.session(id: "committed")?.userId == "changed")
         try other.close()
         try await store.close()
     }
