@@ -56,18 +56,9 @@ extension SQLiteStore {
         return try await pointRead(block)
     }
 
-    /// The read on this thread, outside a transaction (one statement), with a zero busy timeout
-    /// as in ``writeHere(_:)``. Not `async`, so GRDB's synchronous `writeWithoutTransaction` is
-    /// the one called.
+    /// The read on this thread, outside a transaction (one statement).
     private func readHere<T>(_ block: (Database) throws -> T) throws -> T {
-        try pool.writeWithoutTransaction { db in
-            guard let connection = db.sqliteConnection else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the database is closed")
-            }
-            sqlite3_busy_timeout(connection, 0)
-            defer { sqlite3_busy_timeout(connection, Int32(Self.busyTimeout * 1_000)) }
-            return try block(db)
-        }
+        try onWriterHere(block)
     }
 
     /// A write transaction on GRDB's writer queue, for writes that may touch many rows or wait.
@@ -79,9 +70,22 @@ extension SQLiteStore {
         }
     }
 
-    /// The transaction on this thread. Not `async`, so GRDB's synchronous
-    /// `writeWithoutTransaction` is the one called.
+    /// The transaction on this thread.
     private func writeHere<T>(_ updates: (Database) throws -> T) throws -> T {
+        try onWriterHere { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try updates(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// `body` on the writer connection, on this thread, with a zero busy timeout: SQLite answers
+    /// busy at once instead of waiting on the loop, and the caller goes elsewhere. Not `async`, so
+    /// GRDB's synchronous `writeWithoutTransaction` is the one called.
+    private func onWriterHere<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.writeWithoutTransaction { db in
             // Closed (`close()` at shutdown): SQLite must never see the null connection.
             guard let connection = db.sqliteConnection else {
@@ -89,12 +93,7 @@ extension SQLiteStore {
             }
             sqlite3_busy_timeout(connection, 0)
             defer { sqlite3_busy_timeout(connection, Int32(Self.busyTimeout * 1_000)) }
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try updates(db)
-                return .commit
-            }
-            return result!
+            return try body(db)
         }
     }
 }
