@@ -5,17 +5,7 @@ import PostgresNIO
 
 extension PostgresStore: SessionStore {
     public func insertSession(_ session: LoginSession) async throws {
-        let attributes = session.storedAttributes
-        _ = try await rows("""
-            INSERT INTO sessions (id, subject, user_id, app_key, auth_service_id, attributes, upstream,
-                upstream_expires_at, auth_time, created_at, expires_at, revoked_at, version, max_expires_at,
-                user_agent, client_address, last_used_at, amr, upstream_session)
-            VALUES (\(session.id), \(session.subject), \(session.userId), \(session.appKey), \(session.authServiceId),
-                \(attributes), \(session.sealedUpstream), \(session.upstreamExpiresAt?.pg), \(session.authTime.pg),
-                \(session.createdAt.pg), \(session.expiresAt.pg), \(session.revokedAt?.pg), \(session.version),
-                \(session.maxExpiresAt?.pg), \(session.userAgent), \(session.clientAddress), \(session.lastUsedAt?.pg),
-                \(LoginSession.amrColumn(session.amr)), \(session.upstreamSessionKey))
-            """)
+        _ = try await rows("INSERT INTO sessions (\(unescaped: Self.sessionColumns)) VALUES (\(valuesOf: session))")
     }
 
     public func session(id: String) async throws -> LoginSession? {
@@ -35,7 +25,8 @@ extension PostgresStore: SessionStore {
             """).map { try Self.session(from: $0.makeRandomAccess()) }
     }
 
-    /// The columns `session(from:at:)` reads, in its order; select exactly these.
+    /// The columns `session(from:at:)` reads, in its order; select exactly these. Inserts list
+    /// them too, with `\(valuesOf: session)`.
     static let sessionColumns = """
         id, subject, user_id, app_key, auth_service_id, attributes, upstream, upstream_expires_at, \
         auth_time, created_at, expires_at, revoked_at, version, max_expires_at, user_agent, client_address, last_used_at, amr, \

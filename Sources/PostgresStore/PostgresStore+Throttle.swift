@@ -22,10 +22,7 @@ extension PostgresStore: ThrottleStore {
 
     public func throttleSucceeded(reset: String?, release: String?) async throws {
         guard reset != nil || release != nil else { return }
-        _ = try await rows("""
-            UPDATE throttle SET count = CASE WHEN key_hash = \(reset ?? "") THEN 0 ELSE GREATEST(count - 1, 0) END
-            WHERE key_hash IN (\(reset ?? ""), \(release ?? ""))
-            """)
+        _ = try await rows("\(throttleUpdateFor: ThrottleReset(reset: reset, release: release))")
     }
 
     public func capThrottle(maxRows: Int) async throws {
