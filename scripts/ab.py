@@ -26,9 +26,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import broker  # noqa: E402
 import load  # noqa: E402
-from profile import scenario  # noqa: E402
+from profile import scenario, start_broker  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,18 +47,8 @@ def measure(binary, loads, seconds, label):
     processes = []
     results = {}
     try:
-        authlink_port, port = broker.free_port(), broker.free_port()
-        users = broker.authlink_users_file(workdir, os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json"), [])
-        processes.append(broker.start([os.path.join(ROOT, ".build", "release", "authlink-sample"),
-                                       "--port", str(authlink_port), "--users", users],
-                                      os.path.join(workdir, "authlink.log")))
-        broker.wait_until_up(authlink_port, "/", processes[-1])
-        config = broker.write_config(workdir, port, authlink_port, None)
-        server = broker.start([binary, "serve", "--config", config, "--port", str(port)],
-                              os.path.join(workdir, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning"))
-        processes.append(server)
-        broker.wait_until_up(port, "/healthz", server)
-        load.watch("broker", server.pid)
+        port = start_broker(workdir, binary, processes)
+        load.watch("broker", processes[-1].pid)
         for text in loads:
             name, connections = parse_load(text)
             # Enough single-use codes, tokens and sign-in pages for the whole load.

@@ -95,6 +95,22 @@ def report(data, workdir, system_wide=False):
     print("\n".join(line[:160] for line in chains.splitlines()[:120] if line.strip() and not line.startswith("#")))
 
 
+def start_broker(workdir, binary, processes):
+    """Starts the sample AuthLink and `binary` (`idconnect serve` on the bench configuration) with
+    their data in `workdir`, appends both to `processes` (to stop), and returns the broker's port."""
+    authlink_port, port = broker.free_port(), broker.free_port()
+    users = broker.authlink_users_file(workdir, os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json"), [])
+    processes.append(broker.start([os.path.join(ROOT, ".build", "release", "authlink-sample"),
+                                   "--port", str(authlink_port), "--users", users],
+                                  os.path.join(workdir, "authlink.log")))
+    broker.wait_until_up(authlink_port, "/", processes[-1])
+    config = broker.write_config(workdir, port, authlink_port, None)
+    processes.append(broker.start([binary, "serve", "--config", config, "--port", str(port)],
+                                  os.path.join(workdir, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning")))
+    broker.wait_until_up(port, "/healthz", processes[-1])
+    return port
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario")
@@ -104,28 +120,18 @@ def main():
     parser.add_argument("--system-wide", action="store_true",
                         help="record every process (wrk, the AuthLink, the kernel) and report by command first")
     options = parser.parse_args()
-    directory = os.path.join(ROOT, ".build", "release")
     workdir = tempfile.mkdtemp(prefix="idconnect-profile-")
     os.environ["BENCH_TMP"] = workdir
     processes = []
     try:
-        authlink_port, port = broker.free_port(), broker.free_port()
-        users = broker.authlink_users_file(workdir, os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json"), [])
-        processes.append(broker.start([os.path.join(directory, "authlink-sample"), "--port", str(authlink_port), "--users", users],
-                                      os.path.join(workdir, "authlink.log")))
-        broker.wait_until_up(authlink_port, "/", processes[-1])
-        config = broker.write_config(workdir, port, authlink_port, None)
-        server = broker.start([os.path.join(directory, "idconnect"), "serve", "--config", config, "--port", str(port)],
-                              os.path.join(workdir, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning"))
-        processes.append(server)
-        broker.wait_until_up(port, "/healthz", server)
+        port = start_broker(workdir, os.path.join(ROOT, ".build", "release", "idconnect"), processes)
         arguments = scenario(options.scenario, port, 2_000 * options.seconds)
         data = os.path.join(workdir, "perf.data")
         results = []
         loader = threading.Thread(target=lambda: results.append(load.run_wrk(
             options.scenario, port=port, duration=options.seconds, connections=options.connections, threads=2, **arguments)))
         loader.start()
-        target = ["-a"] if options.system_wide else ["-p", str(server.pid)]
+        target = ["-a"] if options.system_wide else ["-p", str(processes[-1].pid)]
         subprocess.run(["perf", "record", "-q", "-F", "997", "-g", "-o", data, *target, "--",
                         "sleep", str(max(1, options.seconds - 1))], check=True, capture_output=True)
         loader.join()
