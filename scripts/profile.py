@@ -129,7 +129,8 @@ def main():
         data = os.path.join(workdir, "perf.data")
         results = []
         loader = threading.Thread(target=lambda: results.append(load.run_wrk(
-            options.scenario, port=port, duration=options.seconds, connections=options.connections, threads=2, **arguments)))
+            options.scenario, port=port, duration=options.seconds, connections=options.connections,
+            threads=min(2, options.connections), **arguments)))
         loader.start()
         target = ["-a"] if options.system_wide else ["-p", str(processes[-1].pid)]
         subprocess.run(["perf", "record", "-q", "-F", "997", "-g", "-o", data, *target, "--",
