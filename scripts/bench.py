@@ -377,7 +377,7 @@ def executors(binaries):
     """`idconnect bench executor` under each IDCONNECT_EXECUTOR: queue trips and time per chain
     of forty nonisolated async calls (docs/operations.md)."""
     measured = {}
-    for choice in ("nio", "loops", "swift"):
+    for choice in ("nio", "loops", "adaptive", "swift"):
         output = subprocess.run([binaries["idconnect"], "bench", "executor"], capture_output=True, text=True,
                                 check=True, env=dict(os.environ, IDCONNECT_EXECUTOR=choice)).stdout
         measured[choice] = json.loads(output.strip().splitlines()[-1])

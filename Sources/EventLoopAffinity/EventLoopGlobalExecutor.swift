@@ -10,7 +10,8 @@ import NIOPosix
 import Synchronization
 
 /// Makes SwiftNIO's event loops Swift's global executor with jobs that run nonisolated
-/// (`IDCONNECT_EXECUTOR=loops`).
+/// (`IDCONNECT_EXECUTOR=loops`), or nonisolated only while at most one request is in flight
+/// (`IDCONNECT_EXECUTOR=adaptive`, the default).
 ///
 /// SwiftNIO ships the same takeover (`NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor`),
 /// but it runs every job *isolated to the event loop's serial executor*. Swift then believes the
@@ -24,7 +25,9 @@ import Synchronization
 /// only on the event loop that enqueued it (or the next one). Calls between nonisolated functions
 /// then continue in place; a task is enqueued only when it really waits. One request at a time
 /// that is clearly cheaper; under heavy load on few cores the queue trips of SwiftNIO's takeover
-/// interleave the requests stage by stage and measured faster, so `nio` stays the default.
+/// interleave the requests stage by stage and measured faster. `adaptive` therefore decides per
+/// job: while more than one request is in flight (``RequestsInFlight``) the job runs isolated to
+/// its loop, exactly as under SwiftNIO's takeover; otherwise it runs nonisolated.
 ///
 /// Safe for the same reason as SwiftNIO's takeover: nothing on the broker's request paths blocks a
 /// thread (blocking C calls run on `BlockingPool`s).
@@ -37,10 +40,18 @@ public enum EventLoopGlobalExecutor {
     /// runtime's `SerialExecutorRef::generic()`. There is no public spelling of it.
     private static let generic = unsafeBitCast((0, 0) as (Int, Int), to: UnownedSerialExecutor.self)
 
+    /// How jobs run once the hook is installed.
+    public enum Isolation: Int, Sendable {
+        /// Always nonisolated (`loops`).
+        case never = 1
+        /// Isolated to the loop while more than one request is in flight (`adaptive`).
+        case underLoad = 2
+    }
+
     /// Installs the hook once, before anything else uses Swift concurrency heavily. Returns false
     /// (and changes nothing) when another hook is already installed, when the runtime has none,
     /// or when the executor reference does not have the layout this relies on.
-    public static func install() -> Bool {
+    public static func install(isolation: Isolation = .never) -> Bool {
         #if os(Linux)
         guard MemoryLayout<UnownedSerialExecutor>.size == 2 * MemoryLayout<Int>.size,
               let symbol = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook")
@@ -50,7 +61,7 @@ public enum EventLoopGlobalExecutor {
         return withUnsafeTemporaryAllocation(of: EnqueueGlobalHook.self, capacity: 1) { hook in
             hook.baseAddress!.initialize(to: { job, _ in EventLoopGlobalExecutor.enqueue(job) })
             slot.pointee = hook.baseAddress!.withMemoryRebound(to: UnsafeRawPointer.self, capacity: 1) { $0.pointee }
-            installed.store(true, ordering: .relaxed)
+            mode.store(isolation.rawValue, ordering: .relaxed)
             return true
         }
         #else
@@ -58,17 +69,27 @@ public enum EventLoopGlobalExecutor {
         #endif
     }
 
-    /// Runs `job` on the generic executor on an event loop of the shared group: the one enqueuing
-    /// it, when that is one of them (no thread switch), else the next.
+    /// Runs `job` on an event loop of the shared group (the one enqueuing it, when that is one of
+    /// them: no thread switch, else the next): on the generic executor, or, under `adaptive` while
+    /// several requests are in flight, isolated to the loop as SwiftNIO's takeover runs it.
     static func enqueue(_ job: UnownedJob) {
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        if mode.load(ordering: .relaxed) == Isolation.underLoad.rawValue, RequestsInFlight.shared.several {
+            loop.enqueue(ExecutorJob(job))
+            return
+        }
         let generic = generic
-        MultiThreadedEventLoopGroup.singleton.any().execute {
+        loop.execute {
             job.runSynchronously(on: generic)
         }
     }
 
     /// Whether `install()` succeeded in this process.
-    public static var isInstalled: Bool { installed.load(ordering: .relaxed) }
+    public static var isInstalled: Bool { mode.load(ordering: .relaxed) != 0 }
 
-    private static let installed = Atomic<Bool>(false)
+    /// How jobs run; nil when the hook is not installed.
+    public static var isolation: Isolation? { Isolation(rawValue: mode.load(ordering: .relaxed)) }
+
+    /// 0 until `install` succeeds, then an ``Isolation``.
+    private static let mode = Atomic<Int>(0)
 }

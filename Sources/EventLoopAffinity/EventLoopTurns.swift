@@ -3,7 +3,8 @@ import NIOPosix
 import Synchronization
 
 /// Under load, lets a request wait one turn in its event loop's queue before it is handled, so
-/// that the loop reads the other waiting requests first (only with `EventLoopGlobalExecutor`).
+/// that the loop reads the other waiting requests first (only under `IDCONNECT_EXECUTOR=loops`;
+/// `adaptive` interleaves under load by running jobs isolated instead).
 ///
 /// With `EventLoopGlobalExecutor` a request runs from its first byte to its answer in one go. One
 /// at a time that is the fastest there is. Under load, SwiftNIO's own takeover, whose many queue
@@ -24,7 +25,7 @@ public final class EventLoopTurns: Sendable {
     public func request<T>(_ body: () async throws -> T) async throws -> T {
         let others = inFlight.add(1, ordering: .relaxed).oldValue
         defer { inFlight.subtract(1, ordering: .relaxed) }
-        if others > 0, EventLoopGlobalExecutor.isInstalled, let loop = MultiThreadedEventLoopGroup.currentEventLoop {
+        if others > 0, EventLoopGlobalExecutor.isolation == .never, let loop = MultiThreadedEventLoopGroup.currentEventLoop {
             await withUnsafeContinuation { (turn: UnsafeContinuation<Void, Never>) in
                 loop.execute { turn.resume() }
             }

@@ -13,7 +13,7 @@ import NIOPosix
 /// blocks a thread: libldap, xmlsec, password hashes and key generation run on `BlockingPool`s, and
 /// the SQLite point reads are microseconds.
 ///
-/// - `nio` (the default): SwiftNIO's own takeover. Every job runs isolated to its loop, so each
+/// - `nio`: SwiftNIO's own takeover. Every job runs isolated to its loop, so each
 ///   call into and out of a nonisolated async function is a trip through the loop's queue (about
 ///   eighty per request). Under load on few cores that interleaves the requests of all
 ///   connections stage by stage, which measured best at 32 connections.
@@ -22,16 +22,20 @@ import NIOPosix
 ///   about a quarter less CPU and answers sooner; at 32 connections on two shared cores it
 ///   measured 4–8% below `nio` (4–15% without its one turn per request under load;
 ///   docs/benchmarks.md, "Performance round two, fourth stop").
+/// - `adaptive` (the default): `loops` while at most one request is in flight, `nio` job by job
+///   while several are (`RequestsInFlight`): the one-at-a-time speed of the one and the loaded
+///   speed of the other (docs/benchmarks.md, "ninth stop").
 /// - `swift`: Swift's own cooperative pool (for a custom connector that blocks, or to compare).
 enum ConcurrencyExecutor: String, CaseIterable {
     case eventLoops = "nio"
     case nonisolatedLoops = "loops"
+    case adaptive
     case swift
 
-    /// The choice made by `IDCONNECT_EXECUTOR` (`nio`, the default, `loops` or `swift`); nil for
+    /// The choice made by `IDCONNECT_EXECUTOR` (`adaptive`, the default, `nio`, `loops` or `swift`); nil for
     /// anything else.
     static func chosen(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConcurrencyExecutor? {
-        guard let value = environment["IDCONNECT_EXECUTOR"], !value.isEmpty else { return .eventLoops }
+        guard let value = environment["IDCONNECT_EXECUTOR"], !value.isEmpty else { return .adaptive }
         return ConcurrencyExecutor(rawValue: value)
     }
 
@@ -46,7 +50,9 @@ enum ConcurrencyExecutor: String, CaseIterable {
         case .eventLoops:
             return NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() ? .eventLoops : .swift
         case .nonisolatedLoops:
-            return EventLoopGlobalExecutor.install() ? .nonisolatedLoops : .swift
+            return EventLoopGlobalExecutor.install(isolation: .never) ? .nonisolatedLoops : .swift
+        case .adaptive:
+            return EventLoopGlobalExecutor.install(isolation: .underLoad) ? .adaptive : .swift
         case .swift:
             return .swift
         }

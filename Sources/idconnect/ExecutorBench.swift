@@ -26,6 +26,7 @@ extension BenchCommand {
             let json = try JSONSerialization.data(withJSONObject: [
                 "executor": executor.rawValue, "on_event_loop": result.onEventLoop, "depth": depth, "chains": chains,
                 "queue_trips_per_chain": result.queueTrips.map { Double($0) / Double(chains) } as Any,
+                "queue_trips_per_chain_under_load": result.queueTripsUnderLoad.map { Double($0) / Double(chains) } as Any,
                 "turn_under_load": result.turnUnderLoad as Any,
                 "ns_per_chain": Int(result.seconds * 1e9 / Double(chains)),
             ], options: [.sortedKeys])
@@ -41,6 +42,9 @@ enum ExecutorProbe {
         var onEventLoop: Bool
         /// How often the chains left their loop's queue to other work (nil off a loop).
         var queueTrips: Int?
+        /// The same while the server counts two requests in flight (`RequestsInFlight`), which is
+        /// what `adaptive` decides by.
+        var queueTripsUnderLoad: Int?
         /// Whether a request with another in flight waited its turn (`EventLoopTurns`; nil off a loop).
         var turnUnderLoad: Bool?
     }
@@ -48,6 +52,20 @@ enum ExecutorProbe {
     static func measure(chains: Int, depth: Int) async -> Result {
         let loop = MultiThreadedEventLoopGroup.currentEventLoop
         _ = await call(depth: depth)  // warm up
+        let (seconds, trips) = await run(chains: chains, depth: depth, on: loop)
+        // The executor decides when a task is enqueued, and a task that never waits is not
+        // enqueued again: the loaded chains start in a task of their own, as a request's work
+        // starts when its bytes arrive.
+        RequestsInFlight.shared.started()
+        RequestsInFlight.shared.started()
+        let (_, tripsUnderLoad) = await Task { await run(chains: chains, depth: depth, on: loop) }.value
+        RequestsInFlight.shared.finished(2)
+        return Result(seconds: seconds, onEventLoop: loop != nil, queueTrips: trips, queueTripsUnderLoad: tripsUnderLoad,
+                      turnUnderLoad: await turnUnderLoad(on: loop))
+    }
+
+    /// Seconds for `chains` chains, and their trips through `loop`'s queue.
+    static func run(chains: Int, depth: Int, on loop: (any EventLoop)?) async -> (seconds: Double, trips: Int?) {
         // A ticker that puts itself back in the loop's queue each time it runs can only run while
         // a chain has given the thread back, i.e. between two of its queue trips.
         let ticker = loop.map { Ticker(loop: $0) }
@@ -58,8 +76,7 @@ enum ExecutorProbe {
         let elapsed = ContinuousClock.now - start
         let trips = ticker?.stop()
         precondition(total == chains * depth)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Result(seconds: seconds, onEventLoop: loop != nil, queueTrips: trips, turnUnderLoad: await turnUnderLoad(on: loop))
+        return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, trips)
     }
 
     /// Two requests in flight on `loop`: does the second let work queued before it run first?

@@ -30,7 +30,9 @@ def table(results, extras, configuration, options):
     if executors:
         lines.append("A chain of 40 async calls under IDCONNECT_EXECUTOR: " + ", ".join(
             f"{name} {row['ns_per_chain'] / 1000:.1f} µs"
-            + (f" ({row['queue_trips_per_chain']:.0f} queue trips)" if row.get("queue_trips_per_chain") is not None else "")
+            + (f" ({row['queue_trips_per_chain']:.0f} queue trips, "
+               f"{row.get('queue_trips_per_chain_under_load', row['queue_trips_per_chain']):.0f} with requests in flight)"
+               if row.get("queue_trips_per_chain") is not None else "")
             for name, row in executors.items()))
     lines.append(f"Broker peak RSS: {extras['peak_rss_mb']} MB")
     by_name = {result.name: result for result in results}

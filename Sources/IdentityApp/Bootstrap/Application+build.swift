@@ -74,7 +74,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     router.add(middleware: RequestLogMiddleware(metrics: metrics))
     // Only under IDCONNECT_EXECUTOR=loops: under SwiftNIO's takeover every middleware layer is two
     // more trips through the loop's queue, and requests interleave anyway.
-    if EventLoopGlobalExecutor.isInstalled {
+    if EventLoopGlobalExecutor.isolation == .never {
         router.add(middleware: EventLoopTurnsMiddleware())
     }
     // A span per request once a tracer is installed (`InstrumentationSystem.bootstrap`, e.g.

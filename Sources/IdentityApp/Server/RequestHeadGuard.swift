@@ -1,3 +1,4 @@
+import EventLoopAffinity
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -111,7 +112,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// The decoded half: learns where requests begin and end, so that the raw half counts each head
-/// from its first byte, and knows when a response is still being written.
+/// from its first byte, and knows when a response is still being written. It also counts the
+/// server's requests in flight (`inFlight`), which the adaptive executor reads.
 final class RequestBoundaryObserver: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -119,8 +121,12 @@ final class RequestBoundaryObserver: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundOut = HTTPResponsePart
 
     let state: RequestHeadState
+    let inFlight: RequestsInFlight
 
-    init(state: RequestHeadState) { self.state = state }
+    init(state: RequestHeadState, inFlight: RequestsInFlight = .shared) {
+        self.state = state
+        self.inFlight = inFlight
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
@@ -128,6 +134,7 @@ final class RequestBoundaryObserver: ChannelDuplexHandler, RemovableChannelHandl
             // The head is complete (also when it arrived in one read with the end of the previous
             // request, before the raw half knew a new head had begun).
             state.responsesPending += 1
+            inFlight.started()
             state.awaitingHead = false
             state.timer?.cancel()
             state.timer = nil
@@ -142,8 +149,26 @@ final class RequestBoundaryObserver: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { state.responsesPending = max(0, state.responsesPending - 1) }
+        if case .end = unwrapOutboundIn(data), state.responsesPending > 0 {
+            state.responsesPending -= 1
+            inFlight.finished()
+        }
         context.write(data, promise: promise)
+    }
+
+    /// Requests still unanswered when the connection closes are no longer in flight.
+    func channelInactive(context: ChannelHandlerContext) {
+        settleInFlight()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        settleInFlight()
+    }
+
+    private func settleInFlight() {
+        inFlight.finished(state.responsesPending)
+        state.responsesPending = 0
     }
 
     /// A request the HTTP parser refused gets a 4xx before the connection closes (an unknown

@@ -10,6 +10,7 @@ struct ServeExecutorTests {
         var executor: String
         var on_event_loop: Bool
         var queue_trips_per_chain: Double?
+        var queue_trips_per_chain_under_load: Double?
         var turn_under_load: Bool?
         var depth: Int
     }
@@ -41,21 +42,36 @@ struct ServeExecutorTests {
         #expect(probe.executor == "loops")
         #expect(probe.on_event_loop)
         #expect(probe.queue_trips_per_chain == 0)
+        #expect(probe.queue_trips_per_chain_under_load == 0)
         // With another request in flight, a request waits one turn in the loop's queue.
         #expect(probe.turn_under_load == true)
     }
 
-    /// Why `loops` exists: SwiftNIO's takeover runs jobs isolated to the loop, so every call into
-    /// and out of a nonisolated function goes through the queue. If SwiftNIO changes this, the
-    /// default deserves a new measurement (docs/benchmarks.md).
-    @Test("nio (the default, also when unset): on the event loops, two queue trips per call")
-    func nioTripsThroughTheQueue() throws {
-        for choice in ["nio", nil] {
+    /// `adaptive` runs a lone request like `loops` and, once several are in flight, every job as
+    /// SwiftNIO's takeover does (the interleaving that measured faster under load).
+    @Test("adaptive (the default, also when unset): no queue trip with one request in flight, two per call with several")
+    func adaptiveFollowsTheLoad() throws {
+        for choice in ["adaptive", nil] {
             let probe = try Self.probe(choice)
-            #expect(probe.executor == "nio")
+            #expect(probe.executor == "adaptive")
             #expect(probe.on_event_loop)
-            #expect((probe.queue_trips_per_chain ?? 0) >= Double(probe.depth))
+            #expect(probe.queue_trips_per_chain == 0)
+            #expect((probe.queue_trips_per_chain_under_load ?? 0) >= Double(probe.depth))
+            // The interleaving replaces the turn `loops` takes.
+            #expect(probe.turn_under_load == false)
         }
+    }
+
+    /// Why `loops` and `adaptive` exist: SwiftNIO's takeover runs jobs isolated to the loop, so
+    /// every call into and out of a nonisolated function goes through the queue. If SwiftNIO
+    /// changes this, the default deserves a new measurement (docs/benchmarks.md).
+    @Test("nio: on the event loops, two queue trips per call")
+    func nioTripsThroughTheQueue() throws {
+        let probe = try Self.probe("nio")
+        #expect(probe.executor == "nio")
+        #expect(probe.on_event_loop)
+        #expect((probe.queue_trips_per_chain ?? 0) >= Double(probe.depth))
+        #expect((probe.queue_trips_per_chain_under_load ?? 0) >= Double(probe.depth))
     }
 
     @Test("swift: Swift's own pool, off the event loops")
@@ -64,6 +80,7 @@ struct ServeExecutorTests {
         #expect(probe.executor == "swift")
         #expect(!probe.on_event_loop)
         #expect(probe.queue_trips_per_chain == nil)
+        #expect(probe.queue_trips_per_chain_under_load == nil)
         #expect(probe.turn_under_load == nil)
     }
 }
