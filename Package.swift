@@ -84,7 +84,7 @@ let package = Package(
         ]),
         .target(name: "IdentityApp", dependencies: [
             "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP", "WebAuthn",
-            "EventLoopAffinity",
+            "EventLoopAffinity", "ConnectorHTTP",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -103,6 +103,7 @@ let package = Package(
         .target(name: "ConnectorHTTP", dependencies: [
             "IdentityCore", "EventLoopAffinity", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ], path: "Connectors/ConnectorHTTP"),
         .target(name: "AuthLinkConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/AuthLinkConnector"),
         .target(name: "SAMLWrapConnector", dependencies: ["IdentityCore", "ConnectorHTTP"], path: "Connectors/SAMLWrapConnector"),

@@ -15,10 +15,7 @@ public struct UpstreamHTTP: Sendable {
     /// (it lives as long as the process). Its read timeout is the largest `options.timeout` a
     /// connector may configure (300 s): each call's own deadline (``timeout``) is what limits it,
     /// so a connector configured for 60 s really waits 60 s.
-    public static let sharedClient = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(300)),
-                             decompression: .disabled))
+    public static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .broker(readTimeout: .seconds(300)))
 
     public let client: HTTPClient
     /// Total time allowed for one call.
@@ -112,9 +109,7 @@ public struct UpstreamHTTP: Sendable {
         return try await post(url, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded", headers: headers, what: what)
     }
 
-    static let formAllowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     public static func formEncode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: formAllowed) ?? ""
+        PercentEncoding.unreserved(text)
     }
 }

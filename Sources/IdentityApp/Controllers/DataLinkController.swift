@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import ConnectorHTTP
 import EventLoopAffinity
 import Foundation
 import HTTPTypes
@@ -17,11 +18,10 @@ struct DataLinkController {
     /// Request bodies larger than this are refused (counted while streaming).
     static let maxBodyBytes = 32 << 20
 
-    /// The gateway's HTTP client: no redirects followed, no decompression, connect within 5 s.
+    /// The gateway's HTTP client: no redirects followed, no decompression, connect within 5 s
+    /// (`HTTPClient.Configuration.broker`).
     /// Lives as long as the process.
-    static let sharedClient = HTTPClient(
-        eventLoopGroupProvider: .singleton,
-        configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled))
+    static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .broker())
 
     /// Routes the common methods; every other method reaches the gateway through
     /// `DataLinkAnyMethodMiddleware` (the router matches methods one by one).
