@@ -82,9 +82,7 @@ final class OAuthCodeConnector: RedirectConnector, RefreshingConnector {
         try await upstream.refresh(upstream: token)
     }
 
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     static func encode(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        PercentEncoding.unreserved(text)
     }
 }

@@ -1,6 +1,7 @@
 import CryptoExtras
 import Crypto
 import Foundation
+import IdentityCore
 
 /// Builds SP-initiated AuthnRequests and encodes them for the HTTP-Redirect and HTTP-POST
 /// bindings (SAML Bindings §3.4, §3.5).
@@ -41,8 +42,7 @@ struct SAMLAuthnRequest: Sendable {
     }
 
     static func encode(_ value: String) -> String {
-        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        PercentEncoding.unreserved(value)
     }
 }
 

@@ -1,11 +1,10 @@
 import Foundation
+import IdentityCore
 
 /// Builds redirect URLs back to a client.
 public enum RedirectURL {
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     public static func encode(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        PercentEncoding.unreserved(value)
     }
 
     /// Appends `parameters` (nil values skipped) to `base`'s query, after any query it already
