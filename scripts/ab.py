@@ -6,7 +6,8 @@
 BEFORE, AFTER, ... are `idconnect` binaries (copy `.build/release/idconnect` aside after each
 release build). Each round starts the sample AuthLink and each binary in turn on fresh data, as
 scripts/profile.py does, and runs every load against it with wrk; the order of the binaries
-alternates between rounds, so that a drift of the machine's speed hits each alike. A load is a
+rotates between rounds, so that a drift of the machine's speed hits each alike and each takes
+every place in the order. A load is a
 scripts/profile.py scenario name followed by its number of connections (`login1`, `exchange32`;
 32 when omitted), or `floor` for the static route. It prints every measurement as it is made,
 then the medians: requests per second, p50, the broker's CPU per request, and for two binaries
@@ -87,9 +88,11 @@ def main():
     labels = [f"{index}:{os.path.basename(binary)}" for index, binary in enumerate(options.binaries)]
     runs = {label: [] for label in labels}
     for round_number in range(options.rounds):
+        # Each binary takes each place in turn (with two: the order reverses every round). A
+        # reversed order alone kept the middle one of three in the middle every round.
+        shift = round_number % len(labels)
         order = list(zip(options.binaries, labels))
-        if round_number % 2:
-            order.reverse()
+        order = order[shift:] + order[:shift]
         print(f"-- round {round_number + 1} of {options.rounds}", flush=True)
         for binary, label in order:
             runs[label].append(measure(binary, loads, options.seconds, label))
