@@ -101,7 +101,7 @@ struct ConfigLoaderTests {
                 organization: nowhere
                 authServices:
                   - id: s1
-                    redirectUri: [ "relative", "https://ok.example/cb#frag" ]
+                    redirectUri: [ "relative", "https://ok.example/cb#frag", "https://ok.example/cb#%94frag" ]
                     grantTtl: 0
                     tokenTtl: -1
                     refreshTtl: soon
@@ -135,6 +135,8 @@ struct ConfigLoaderTests {
         #expect(has("environments[0].organization", "'nowhere' is not defined"))
         #expect(has("authServices[0].redirectUri", "'relative'"))
         #expect(has("authServices[0].redirectUri", "#frag"))
+        // A fragment whose escape is not UTF-8 decodes to nothing in URLComponents; still a fragment.
+        #expect(has("authServices[0].redirectUri", "#%94frag"))
         #expect(has("authServices[0].grantTtl", "positive"))
         #expect(has("authServices[0].tokenTtl", "positive"))
         #expect(has("authServices[0].refreshTtl", "integer"))
