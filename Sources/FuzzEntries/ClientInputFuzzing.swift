@@ -22,7 +22,7 @@ enum ClientInputFuzzing {
         if BrokerConfigReader.isValidRedirectURI(registered) {
             let scheme = registered.prefix { $0 != ":" }.lowercased()
             require(scheme != "javascript" && scheme != "data", "a \(scheme): redirect URI was accepted")
-            require(!registered.contains("#"), "a redirect URI with a fragment was accepted")
+            require(!registered.utf8.contains(UInt8(ascii: "#")), "a redirect URI with a fragment was accepted")
         }
 
         // Parameters are appended after the registered URI, never into it: the base stays a prefix
@@ -31,7 +31,7 @@ enum ClientInputFuzzing {
         // Bytes, not Characters: a prepended concatenation mark (U+0600…) joins the next character.
         require(built.utf8.starts(with: registered.utf8), "the built URL does not start with the redirect URI")
         let appended = String(decoding: built.utf8.dropFirst(registered.utf8.count), as: UTF8.self)
-        require(!appended.contains("#"), "an appended value added a fragment")
+        require(!appended.utf8.contains(UInt8(ascii: "#")), "an appended value added a fragment")
         require(appended.hasSuffix("&code=c0de"), "the code is not the last parameter as the Android SDK expects")
         require(appended.filter { $0 == "&" }.count == (registered.contains("?") ? 2 : 1), "a value added a parameter")
     }

@@ -69,7 +69,7 @@ extension BrokerConfigReader {
             } else if !seen.insert(scope).inserted {
                 item.problem("scope", "'\(scope)' is declared twice")
             }
-            if ConfigReader.absoluteURL(audience, schemes: []) == nil || audience.contains("#") {
+            if ConfigReader.absoluteURL(audience, schemes: []) == nil || ConfigReader.hasFragment(audience) {
                 item.problem("audience", "must be an absolute URI without a fragment")
             }
             return APIResource(scope: scope, audience: audience)

@@ -183,9 +183,7 @@ package struct BrokerConfigReader {
 
     /// RFC 6749 §3.1.2: absolute URI, no fragment.
     package static func isValidRedirectURI(_ text: String) -> Bool {
-        // The fragment test is on the raw bytes: `URLComponents.fragment` decodes, and is nil for a
-        // fragment whose escapes are not UTF-8 (`#%94`), which then passed as no fragment at all.
-        guard !text.utf8.contains(UInt8(ascii: "#")), let components = URLComponents(string: text),
+        guard !ConfigReader.hasFragment(text), let components = URLComponents(string: text),
               let scheme = components.scheme, !scheme.isEmpty else { return false }
         let lower = scheme.lowercased()
         if lower == "http" || lower == "https" { return !(components.host ?? "").isEmpty }

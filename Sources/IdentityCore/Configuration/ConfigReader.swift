@@ -164,6 +164,13 @@ public final class ConfigReader {
         return url
     }
 
+    /// Whether `text` has a fragment mark. On the bytes, not on Characters: a combining mark after
+    /// `#` makes one Character of the two, which `String.contains("#")` does not find, and
+    /// `URLComponents.fragment` is nil for a fragment whose escapes are not UTF-8 (`#%94`).
+    public static func hasFragment(_ text: String) -> Bool {
+        text.utf8.contains(UInt8(ascii: "#"))
+    }
+
     /// Parses `text` as an absolute URI with one of `schemes` (any when empty) and, for network schemes, a host.
     public static func absoluteURL(_ text: String, schemes: Set<String>) -> URL? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),

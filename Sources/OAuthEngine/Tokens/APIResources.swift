@@ -45,7 +45,7 @@ public struct APIResources: Sendable {
         let available = earlier ?? audiences(granted: scope)
         var targets: [String] = []
         for resource in resources {
-            guard ConfigReader.absoluteURL(resource, schemes: []) != nil, !resource.contains("#") else {
+            guard ConfigReader.absoluteURL(resource, schemes: []) != nil, !ConfigReader.hasFragment(resource) else {
                 throw .invalidTarget("The resource \(resource) is not an absolute URI without a fragment.")
             }
             guard available.contains(resource) else {

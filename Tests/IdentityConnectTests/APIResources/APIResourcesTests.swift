@@ -150,6 +150,20 @@ struct APIResourceConfigTests {
         }
         #expect(!problems.contains { $0.description.contains("'api:shared'") })
 
+        // A combining mark after `#` makes one Character of the two, which `String.contains("#")`
+        // did not find: the audience was accepted with a fragment.
+        for audience in ["https://c.example.com/#\u{301}", "https://c.example.com/x#%94"] {
+            let marked = try ConfigLoaderTests.problems(["y.yaml": """
+                environments:
+                  - appKey: kid_y
+                    apiResources: [ { scope: "api:c", audience: "\(audience)" } ]
+                    authServices:
+                \(ConfigLoaderTests.service("s1"))
+                """])
+            #expect(marked.contains { $0.description.contains("audience") && $0.description.contains("without a fragment") },
+                    "\(audience.unicodeScalars.map(\.description)): \(marked)")
+        }
+
         var files = TestBroker.defaultConfig()
         files["environments/test.yaml"] = files["environments/test.yaml"]!.replacingOccurrences(of: "  - appKey: \(TestBroker.appKey)\n",
             with: "  - appKey: \(TestBroker.appKey)\n    organization: org\n    apiResources: [ { scope: \"api:s\", audience: \"https://env.example.com\" } ]\n")
