@@ -33,7 +33,8 @@ enum ClientInputFuzzing {
         let appended = String(decoding: built.utf8.dropFirst(registered.utf8.count), as: UTF8.self)
         require(!appended.utf8.contains(UInt8(ascii: "#")), "an appended value added a fragment")
         require(appended.hasSuffix("&code=c0de"), "the code is not the last parameter as the Android SDK expects")
-        require(appended.filter { $0 == "&" }.count == (registered.contains("?") ? 2 : 1), "a value added a parameter")
+        require(appended.utf8.filter { $0 == UInt8(ascii: "&") }.count == (registered.utf8.contains(UInt8(ascii: "?")) ? 2 : 1),
+                "a value added a parameter")
     }
 
     /// The parse is total and bounded: never traps, the same header reads the same way, and what

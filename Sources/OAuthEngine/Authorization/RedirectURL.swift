@@ -12,7 +12,8 @@ public enum RedirectURL {
     public static func build(_ base: String, _ parameters: [(String, String?)]) -> String {
         let query = parameters.compactMap { name, value in value.map { "\(name)=\(encode($0))" } }.joined(separator: "&")
         guard !query.isEmpty else { return base }
-        return base + (base.contains("?") ? "&" : "?") + query
+        // Bytes: a combining mark after `?` makes a Character that is not "?".
+        return base + (base.utf8.contains(UInt8(ascii: "?")) ? "&" : "?") + query
     }
 }
 

@@ -27,7 +27,7 @@ public struct APIResources: Sendable {
             if declared.contains(value) {
                 throw .invalidScope("The scope \(value) is not available to this app.")
             }
-            if value.contains(":") { throw .invalidScope("The scope \(value) is not a declared API scope.") }
+            if value.utf8.contains(UInt8(ascii: ":")) { throw .invalidScope("The scope \(value) is not a declared API scope.") }
         }
     }
 

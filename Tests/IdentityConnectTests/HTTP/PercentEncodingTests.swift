@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import OAuthEngine
 import Testing
 
 /// `PercentEncoding.unreserved` replaced Foundation's `addingPercentEncoding` in redirect URLs,
@@ -27,5 +28,16 @@ struct PercentEncodingTests {
     func shape() {
         #expect(PercentEncoding.unreserved("a/é") == "a%2F%C3%A9")
         #expect(PercentEncoding.unreserved("~._-") == "~._-")
+    }
+}
+
+@Suite("RedirectURL.build")
+struct RedirectURLBuildTests {
+    @Test("parameters go after an existing query, found on the bytes even when a combining mark follows the `?`")
+    func appendsToQuery() {
+        #expect(RedirectURL.build("https://app.example/cb", [("state", "a b"), ("code", "c")]) == "https://app.example/cb?state=a%20b&code=c")
+        #expect(RedirectURL.build("https://app.example/cb?x=1", [("skipped", nil), ("code", "c")]) == "https://app.example/cb?x=1&code=c")
+        #expect(RedirectURL.build("https://app.example/cb?\u{301}", [("code", "c")]) == "https://app.example/cb?\u{301}&code=c")
+        #expect(RedirectURL.build("https://app.example/cb", []) == "https://app.example/cb")
     }
 }
