@@ -2,54 +2,81 @@ import Foundation
 import GRDB
 import StoreContracts
 
+/// The login throttle: counted in memory (``ThrottleCounters``), kept in the `throttle` table.
 extension SQLiteStore: ThrottleStore {
     public func throttleAttempt(_ rule: ThrottleRule, at date: Date) async throws -> Bool {
         try await throttleAttempts([rule], at: date)
     }
 
-    /// Every rule in one transaction (a sign-in counts its address and its username): one trip to
-    /// the writer instead of one per rule.
     public func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool {
-        let now = date.sql
-        return try await write { db in
-            for rule in rules {
-                // The decision sits in the upsert's WHERE, which sees the row as it is now: of two
-                // concurrent attempts at the limit, exactly one is counted.
-                let counted = try Row.fetchOne(db.cachedStatement(sql: """
-                    INSERT INTO throttle (key_hash, window_start, count, last_attempt, expires_at) VALUES (?1, ?2, 1, ?2, ?2 + ?3)
-                    ON CONFLICT (key_hash) DO UPDATE SET
-                        count = CASE WHEN throttle.window_start <= ?2 - ?3 THEN 1 ELSE throttle.count + 1 END,
-                        window_start = CASE WHEN throttle.window_start <= ?2 - ?3 THEN ?2 ELSE throttle.window_start END,
-                        last_attempt = ?2, expires_at = MAX(throttle.expires_at, ?2 + ?3)
-                    WHERE throttle.window_start <= ?2 - ?3 OR throttle.count < ?4 OR throttle.last_attempt <= ?2 - ?5
-                    RETURNING count
-                    """), arguments: [rule.keyHash, now, max(rule.window, rule.spacing), rule.limit, rule.spacing]) != nil
-                if !counted { return false }
-            }
-            return true
-        }
+        let (allowed, scheduleFlush) = throttle.attempt(rules, at: date.sql)
+        if scheduleFlush { scheduleThrottleFlush() }
+        return allowed
     }
 
     public func throttleSucceeded(reset: String?, release: String?) async throws {
         guard reset != nil || release != nil else { return }
-        try await write { db in try Self.apply(ThrottleReset(reset: reset, release: release), in: db) }
-    }
-
-    /// `throttleSucceeded`, inside whatever transaction `db` is in (a sign-in's completing write).
-    static func apply(_ reset: ThrottleReset, in db: Database) throws {
-        guard reset.reset != nil || reset.release != nil else { return }
-        try db.cachedStatement(sql: """
-            UPDATE throttle SET count = CASE WHEN key_hash = ?1 THEN 0 ELSE MAX(count - 1, 0) END
-            WHERE key_hash IN (?1, ?2)
-            """).execute(arguments: [reset.reset, reset.release])
+        applied(ThrottleReset(reset: reset, release: release))
     }
 
     public func capThrottle(maxRows: Int) async throws {
-        try await writeOffLoop { db in
-            try db.cachedStatement(sql: """
-                DELETE FROM throttle WHERE key_hash IN (
-                    SELECT key_hash FROM throttle ORDER BY count >= 5 DESC, last_attempt DESC LIMIT -1 OFFSET ?)
-                """).execute(arguments: [maxRows])
+        if throttle.cap(maxRows: maxRows) { scheduleThrottleFlush() }
+    }
+
+    /// A correct password's reset, once the write it came with committed (a sign-in's completion).
+    func applied(_ reset: ThrottleReset?) {
+        guard let reset, reset.reset != nil || reset.release != nil else { return }
+        if throttle.succeeded(reset) { scheduleThrottleFlush() }
+    }
+
+    /// How long changed counters wait before they are written: one transaction for all the
+    /// attempts of that time instead of one per attempt.
+    static let throttleFlushDelay: Duration = .seconds(1)
+
+    /// Writes the changed counters about a second from now, off the event loops.
+    func scheduleThrottleFlush() {
+        Task.detached { [self] in
+            try? await Task.sleep(for: Self.throttleFlushDelay)
+            try? await flushThrottle()
+        }
+    }
+
+    /// Writes the counters changed since the last flush to the table in one transaction: the
+    /// counters as they are now, and deletions for the ones dropped. Does nothing once the store
+    /// is closing, unless `closing` (the last flush, from ``close()``). A failed write leaves the
+    /// changes to the next flush and throws.
+    func flushThrottle(closing: Bool = false) async throws {
+        guard let changes = throttle.takeChanges(closing: closing) else { return }
+        guard !changes.isEmpty else { return throttle.flushEnded() }
+        do {
+            try await writeOffLoop { db in
+                let upsert = try db.cachedStatement(sql: """
+                    INSERT INTO throttle (key_hash, window_start, count, last_attempt, expires_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (key_hash) DO UPDATE SET window_start = excluded.window_start, count = excluded.count,
+                        last_attempt = excluded.last_attempt, expires_at = excluded.expires_at
+                    """)
+                let delete = try db.cachedStatement(sql: "DELETE FROM throttle WHERE key_hash = ?")
+                for change in changes {
+                    if let counter = change.counter {
+                        try upsert.execute(arguments: [change.key, counter.windowStart, counter.count, counter.lastAttempt, counter.expiresAt])
+                    } else {
+                        try delete.execute(arguments: [change.key])
+                    }
+                }
+            }
+            throttle.flushEnded()
+        } catch {
+            throttle.flushEnded(restoring: changes)
+            throw error
+        }
+    }
+
+    /// The counters in the table, read when the store opens.
+    static func storedThrottleCounters(_ pool: DatabasePool) throws -> [(String, ThrottleCounters.Counter)] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT key_hash, window_start, count, last_attempt, expires_at FROM throttle").map { row in
+                (row[0], ThrottleCounters.Counter(windowStart: row[1], count: row[2], lastAttempt: row[3], expiresAt: row[4]))
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ public final class SQLiteStore: Sendable {
     let longWrites: LongWrites
     /// The WAL checkpoints, off the commits that trigger them.
     let checkpoints: WALCheckpoints
+    /// The login throttle's counters (``ThrottleCounters``), kept in the `throttle` table.
+    let throttle = ThrottleCounters()
     /// How long a write waits for another process (an operator command) holding the database's
     /// write lock, off the event loops (``write(_:)``).
     static let busyTimeout: TimeInterval = 10
@@ -54,6 +56,7 @@ public final class SQLiteStore: Sendable {
         readOnly.busyMode = .timeout(0.1)
         readOnly.maximumReaderCount = 4
         pointReaders = try DatabasePool(path: url.path, configuration: readOnly)
+        throttle.load(try Self.storedThrottleCounters(pool))
     }
 
     /// Runs a short read of a few rows by primary key on the calling thread.
@@ -113,6 +116,7 @@ extension SQLiteStore: MaintenanceStore {
 
     public func purgeExpired(before date: Date) async throws -> Int {
         let now = date.timeIntervalSince1970
+        throttle.purge(before: now)
         // Codes are kept a day past expiry so a late replay still revokes what the code issued.
         return try await writeOffLoop { db in
             var removed = 0
@@ -139,7 +143,14 @@ extension SQLiteStore: MaintenanceStore {
         }
     }
 
+    /// Writes the throttle's last counters (after any flush under way), then closes the files.
     public func close() async throws {
+        var waited = 0
+        while throttle.flushing && waited < 1_000 {
+            try? await Task.sleep(for: .milliseconds(5))
+            waited += 5
+        }
+        try? await flushThrottle(closing: true)
         try pointReaders.close()
         try pool.close()
     }
