@@ -55,10 +55,25 @@ public struct LoginThrottle: Sendable {
     /// The keys for an attempt: the normalized username within its auth service, and the
     /// client address (IPv6 by /64).
     public static func keys(namespace: String, username: String, address: String?) -> Keys {
-        let folded = username.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-            .folding(options: [.caseInsensitive], locale: nil)
+        let folded = folded(username)
         return Keys(username: Secrets.hash("user\u{0}\(namespace)\u{0}\(folded)"),
                     address: address.map { Secrets.hash("addr\u{0}" + ClientAddress.throttleKey($0)) })
+    }
+
+    /// One spelling for every way of typing a username: surrounding white space trimmed,
+    /// canonically composed (NFC), case folded. ASCII, nearly every username, takes a byte path
+    /// with the same result (tested against Foundation's): Foundation's three passes were about
+    /// 1.7% of a sign-in's CPU.
+    static func folded(_ username: String) -> String {
+        let bytes = username.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return username.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+                .folding(options: [.caseInsensitive], locale: nil)
+        }
+        // Foundation's white space and newlines in ASCII: tab, line feed, vertical tab, form feed, carriage return, space.
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: bytes[first...last].map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// Counts the attempt under every key; false (nothing more counted) once a key is exhausted.
