@@ -67,7 +67,22 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         let made = RequestSeries(
             counter: counter("idconnect_http_requests_total", [("route", route), ("method", method), ("status", String(status))]),
             timer: timer("idconnect_http_request_duration_seconds", [("route", route)]))
-        return requestSeries.withLock { $0[key, default: made] }
+        return requestSeries.withLock { Self.stored(made, at: key, in: &$0) }
+    }
+
+    /// What `table` holds at `key`, storing `made` there first when it holds nothing (a request
+    /// that raced this one may have stored its own). Reading `table[key, default: made]` would
+    /// return `made` without storing it: every request then made its series anew in the
+    /// Prometheus registry, by label arrays under the registry's lock.
+    static func stored<Key: Hashable, Value>(_ made: Value, at key: Key, in table: inout [Key: Value]) -> Value {
+        if let raced = table[key] { return raced }
+        table[key] = made
+        return made
+    }
+
+    /// How many request series, counters and timers are kept (tests: each is made once).
+    var handlesKept: (series: Int, counters: Int, timers: Int) {
+        (requestSeries.withLock(\.count), counters.withLock(\.count), timers.withLock(\.count))
     }
 
     /// A request's series by its labels, without building label arrays (every request looks here).
@@ -116,13 +131,13 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         let key = MetricKey(name: name, values: labels.map(\.1))
         if let existing = counters.withLock({ $0[key] }) { return existing }
         let made = CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
-        return counters.withLock { $0[key, default: made] }
+        return counters.withLock { Self.stored(made, at: key, in: &$0) }
     }
 
     private func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
         let key = MetricKey(name: name, values: labels.map(\.1))
         if let existing = timers.withLock({ $0[key] }) { return existing }
         let made = CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
-        return timers.withLock { $0[key, default: made] }
+        return timers.withLock { Self.stored(made, at: key, in: &$0) }
     }
 }
