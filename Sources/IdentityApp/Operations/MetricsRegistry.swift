@@ -1,4 +1,5 @@
 import CoreMetrics
+import EventLoopAffinity
 import Foundation
 import IdentityCore
 import OAuthEngine
@@ -22,9 +23,19 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         var values: [String]
     }
 
-    public init() {
+    /// The server's requests read and not yet answered, read when `/metrics` is rendered.
+    private let requestsInFlight: RequestsInFlight
+    private let inFlightGauge: Prometheus.Gauge
+
+    /// `requestsInFlight` is the count the server keeps (``RequestsInFlight/shared``: every
+    /// broker of the process, the scrape itself included); tests give their own.
+    public init(requestsInFlight: RequestsInFlight = .shared) {
         registry = PrometheusCollectorRegistry()
         factory = PrometheusMetricsFactory(registry: registry)
+        self.requestsInFlight = requestsInFlight
+        inFlightGauge = registry.makeGauge(descriptor: MetricNameDescriptor(
+            namespace: "idconnect", subsystem: "http", metricName: "requests", unitName: "in_flight",
+            helpText: "HTTP requests read and not yet answered, this scrape included"))
     }
 
     /// Creates the login and refresh series of every connector type, and one audit series per
@@ -125,7 +136,10 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     }
 
     /// The exposition text.
-    public func render() -> String { registry.emitToString() }
+    public func render() -> String {
+        inFlightGauge.set(to: Double(requestsInFlight.current))
+        return registry.emitToString()
+    }
 
     private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
         let key = MetricKey(name: name, values: labels.map(\.1))

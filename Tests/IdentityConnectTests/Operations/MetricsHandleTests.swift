@@ -1,3 +1,4 @@
+import EventLoopAffinity
 @testable import IdentityApp
 import Testing
 
@@ -22,5 +23,22 @@ struct MetricsHandleTests {
         let text = metrics.render()
         #expect(text.contains(#"idconnect_http_requests_total{route="/oauth/token",method="POST",status="200"} 3"#), "\(text)")
         #expect(text.contains(#"idconnect_logins_total{connector="authlink",outcome="success"} 3"#), "\(text)")
+    }
+}
+
+/// `/metrics` shows how many requests are in flight (`RequestsInFlight`), the count the
+/// `adaptive` executor decides by.
+@Suite("Metrics: requests in flight")
+struct MetricsInFlightTests {
+    @Test("the gauge shows the server's count at the moment of rendering")
+    func gauge() {
+        let count = RequestsInFlight()
+        let metrics = MetricsRegistry(requestsInFlight: count)
+        #expect(metrics.render().contains("idconnect_http_requests_in_flight 0"))
+        count.started()
+        count.started()
+        #expect(metrics.render().contains("idconnect_http_requests_in_flight 2"))
+        count.finished(2)
+        #expect(metrics.render().contains("idconnect_http_requests_in_flight 0"))
     }
 }
