@@ -73,7 +73,7 @@ public struct UpstreamHTTP: Sendable {
         try await EventLoopAffinity.returning {
             let task: HTTPClient.Task<HTTPClient.Response>
             do {
-                let request = try HTTPClient.Request(url: url, method: method, headers: headers, body: body)
+                let request = try RequestPrototypes.request(url, method: method, headers: headers, body: body)
                 task = client.execute(request: request, delegate: ResponseAccumulator(request: request, maxBodySize: maxResponseBytes),
                                       deadline: .now() + timeout)
             } catch {
