@@ -2,16 +2,22 @@ import Foundation
 import GRDB
 import StoreContracts
 
+/// Pending authorizations: rows of `pending_authorizations`, the latest also in ``PendingCache``.
+/// The cache changes inside the write that changes the row, where SQLite's write lock orders it
+/// with every other write; a write that fails afterwards leaves the id forgotten (a forgotten id
+/// is read from the table).
 extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try pending.storedJSON()
-        try await write { db in
+        try await pendingWrite(idHash) { db in
             try db.cachedStatement(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)")
                 .execute(arguments: [idHash, data, pending.expiresAt.sql])
+            pendingCache.keep(pending, idHash)
         }
     }
 
     public func pending(idHash: String) async throws -> PendingAuthorization? {
+        if let kept = pendingCache.pending(idHash) { return kept }
         let data = try await writerRead { db in
             try Data.fetchOne(db.cachedStatement(sql: "SELECT data FROM pending_authorizations WHERE id_hash = ?"),
                 arguments: [idHash])
@@ -21,20 +27,33 @@ extension SQLiteStore: PendingAuthorizationStore {
 
     public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try pending.storedJSON()
-        try await write { db in
+        try await pendingWrite(idHash) { db in
             try db.cachedStatement(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?")
                 .execute(arguments: [data, pending.expiresAt.sql, idHash])
+            if db.changesCount == 1 { pendingCache.keep(pending, idHash) } else { pendingCache.forget(idHash) }
         }
     }
 
     public func consumePending(idHash: String) async throws -> Bool {
-        try await write { db in try Self.deletePending(idHash: idHash, in: db) }
+        try await pendingWrite(idHash) { db in try deletePending(idHash: idHash, in: db) }
     }
 
-    /// Deletes the pending authorization; whether it was there.
-    static func deletePending(idHash: String, in db: Database) throws -> Bool {
+    /// Deletes the pending authorization, and forgets it; whether it was there.
+    func deletePending(idHash: String, in db: Database) throws -> Bool {
+        pendingCache.forget(idHash)
         try db.cachedStatement(sql: "DELETE FROM pending_authorizations WHERE id_hash = ?").execute(arguments: [idHash])
         return db.changesCount == 1
+    }
+
+    /// A short write that changes the pending authorization `idHash`; if it fails, the id is
+    /// forgotten, since what the cache was told inside it may not have been committed.
+    func pendingWrite<T: Sendable>(_ idHash: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await write(updates)
+        } catch {
+            pendingCache.forget(idHash)
+            throw error
+        }
     }
 }
 

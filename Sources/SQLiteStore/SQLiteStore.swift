@@ -24,6 +24,8 @@ public final class SQLiteStore: Sendable {
     let checkpoints: WALCheckpoints
     /// The login throttle's counters (``ThrottleCounters``), kept in the `throttle` table.
     let throttle = ThrottleCounters()
+    /// The pending authorizations stored most recently (``PendingCache``).
+    let pendingCache = PendingCache()
     /// How long a write waits for another process (an operator command) holding the database's
     /// write lock, off the event loops (``write(_:)``).
     static let busyTimeout: TimeInterval = 10
@@ -117,6 +119,7 @@ extension SQLiteStore: MaintenanceStore {
     public func purgeExpired(before date: Date) async throws -> Int {
         let now = date.timeIntervalSince1970
         throttle.purge(before: now)
+        pendingCache.purge(before: now)
         // Codes are kept a day past expiry so a late replay still revokes what the code issued.
         return try await writeOffLoop { db in
             var removed = 0
