@@ -6,9 +6,9 @@ import Synchronization
 /// the row and decoding its JSON was about 4% of a sign-in's CPU.
 ///
 /// It holds what the `pending_authorizations` table holds for these ids, because every change
-/// of them goes through the store: a value is kept only after the write that stored it
-/// committed, and forgotten before any write that deletes it. One SQLite file serves one broker
-/// process, so no other process changes them behind its back. A miss reads the table. At most
+/// of them goes through the store, inside the write that changes the row (SQLite's write lock
+/// orders the changes), and a write that fails leaves its id forgotten (``SQLiteStore/pendingWrite(_:_:)``).
+/// One SQLite file serves one broker process, so no other process changes them behind its back. A miss reads the table. At most
 /// ``capacity`` are kept, the oldest forgotten first; expired ones are forgotten with the
 /// table's (the engine refuses an expired one either way).
 final class PendingCache: Sendable {
@@ -28,7 +28,7 @@ final class PendingCache: Sendable {
         state.withLock { $0.entries[idHash] }
     }
 
-    /// Keeps `pending` as stored under `idHash` (after its write committed).
+    /// Keeps `pending` as stored under `idHash` (inside the write that stores it).
     func keep(_ pending: PendingAuthorization, _ idHash: String) {
         state.withLock { state in
             if state.entries.updateValue(pending, forKey: idHash) != nil { return }
@@ -38,7 +38,7 @@ final class PendingCache: Sendable {
         }
     }
 
-    /// Forgets `idHash` (before a write that deletes or replaces its row).
+    /// Forgets `idHash` (a write deletes its row, or failed after the cache was told of it).
     func forget(_ idHash: String) {
         state.withLock { _ = $0.entries.removeValue(forKey: idHash) }
     }

@@ -45,13 +45,13 @@ extension SQLiteStore: PendingAuthorizationStore {
         return db.changesCount == 1
     }
 
-    /// A short write that changes the pending authorization `idHash`; if it fails, the id is
-    /// forgotten, since what the cache was told inside it may not have been committed.
-    func pendingWrite<T: Sendable>(_ idHash: String, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+    /// A short write that changes the pending authorization `idHash` (when given); if it fails,
+    /// the id is forgotten, since what the cache was told inside it may not have been committed.
+    func pendingWrite<T: Sendable>(_ idHash: String?, _ updates: @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await write(updates)
         } catch {
-            pendingCache.forget(idHash)
+            if let idHash { pendingCache.forget(idHash) }
             throw error
         }
     }
