@@ -28,10 +28,18 @@ def fail(message):
     sys.exit(1)
 
 
+PORTS_GIVEN = set()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free loopback port not given out before here (instances are made before any binds)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in PORTS_GIVEN:
+            PORTS_GIVEN.add(port)
+            return port
 
 
 def call(port, method, path, form=None, headers=None, timeout=30):

@@ -23,10 +23,20 @@ SOFTWARE_ID = "BenchApp"
 INSTANCE_REDIRECT_URI = "com.example.bench:/oauth2redirect"
 
 
+_ports_given = set()
+
+
 def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A loopback port nothing listens on, never one this process was given before: two calls
+    in a row can otherwise get the same port from the kernel (neither is bound yet), and then the
+    broker cannot bind while its health check is answered by the AuthLink on that port."""
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port not in _ports_given:
+            _ports_given.add(port)
+            return port
 
 
 def write_config(directory, broker_port, authlink_port, ldap, static_users=None, statement_jwks=None,
