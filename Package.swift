@@ -171,3 +171,13 @@ let package = Package(
         ]),
     ]
 )
+
+// Our code's `nonisolated async` functions run where their caller runs (SE-0461) instead of
+// switching to the generic executor on entry and back after each call. Under load the broker runs
+// its jobs isolated to the event loop (`IDCONNECT_EXECUTOR=adaptive`), where every such switch was
+// a trip through the loop's queue: validate, introspect, exchange and the loaded sign-in gained
+// 8–17% (docs/benchmarks.md, "eleventh stop"). Functions that must leave their caller say
+// `@concurrent` (the Hummingbird middleware witnesses, `EventLoopAffinity.returning`).
+for target in package.targets where [.regular, .executable].contains(target.type) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+}

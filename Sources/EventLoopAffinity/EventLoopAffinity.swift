@@ -17,8 +17,8 @@ import NIOPosix
 public enum EventLoopAffinity {
     /// Runs `body`; its awaits resume on `loop` (by default the event loop running the caller,
     /// if any), and so does the caller afterwards.
-    public static func returning<T>(on loop: (any EventLoop)? = MultiThreadedEventLoopGroup.currentEventLoop,
-                                    _ body: () async throws -> T) async throws -> T {
+    @concurrent public static func returning<T>(on loop: (any EventLoop)? = MultiThreadedEventLoopGroup.currentEventLoop,
+                                                _ body: @concurrent () async throws -> T) async throws -> T {
         guard let loop else { return try await body() }
         return try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) { try await body() }
     }

@@ -35,7 +35,10 @@ extension BenchCommand {
     }
 }
 
-/// Chains of `nonisolated async` calls that never wait, as a request's layers are.
+/// Chains of `@concurrent` async calls that never wait, as a request's layers in the packages
+/// are (Hummingbird, SwiftNIO, AsyncHTTPClient are built without `NonisolatedNonsendingByDefault`,
+/// so each of their `nonisolated async` functions switches to the generic executor on entry;
+/// ours, built with it, stay where their caller is and take no trip under any executor).
 enum ExecutorProbe {
     struct Result {
         var seconds: Double
@@ -95,7 +98,7 @@ enum ExecutorProbe {
     }
 
     @inline(never)
-    nonisolated static func call(depth: Int) async -> Int {
+    @concurrent static func call(depth: Int) async -> Int {
         depth == 0 ? 0 : await call(depth: depth - 1) + 1
     }
 

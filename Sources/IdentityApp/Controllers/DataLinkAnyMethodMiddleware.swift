@@ -8,8 +8,8 @@ import Hummingbird
 struct DataLinkAnyMethodMiddleware: RouterMiddleware {
     let controller: DataLinkController
 
-    func handle(_ request: Request, context: AppRequestContext,
-                next: (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: AppRequestContext,
+                next: @concurrent (Request, AppRequestContext) async throws -> Response) async throws -> Response {
         guard request.uri.path.hasPrefix("/datalink/") else { return try await next(request, context) }
         context.coreContext.endpointPath.value = "/datalink/{name}/**"
         return try await controller.forward(request, context)

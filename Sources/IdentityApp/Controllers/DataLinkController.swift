@@ -124,7 +124,7 @@ struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable wher
         var seen = 0
         let limit: Int
 
-        mutating func next() async throws -> ByteBuffer? {
+        @concurrent mutating func next() async throws -> ByteBuffer? {
             guard let chunk = try await inner.next() else { return nil }
             seen += chunk.readableBytes
             if seen > limit { throw BodyTooLarge() }

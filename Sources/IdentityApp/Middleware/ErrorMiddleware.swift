@@ -8,7 +8,7 @@ import OAuthEngine
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as OAuthError {
@@ -44,7 +44,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
     /// The data-link gateway streams larger bodies and applies its own limit.
     let exemptPrefix: String
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         if !request.uri.path.hasPrefix(exemptPrefix), let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             return Responses.error(OAuthError(.invalidRequest, "The request body is larger than 1 MiB.", status: 413))
         }
@@ -57,7 +57,7 @@ struct BodyLimitMiddleware: RouterMiddleware {
 struct RefusedMethodsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let method = request.method.rawValue.uppercased()
         guard method == "TRACE" || method == "TRACK" else { return try await next(request, context) }
         var response = Responses.error(OAuthError(.invalidRequest, "\(method) is not supported.", status: 405))

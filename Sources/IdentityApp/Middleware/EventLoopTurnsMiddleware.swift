@@ -7,7 +7,7 @@ struct EventLoopTurnsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let turns = EventLoopTurns()
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         try await turns.request { try await next(request, context) }
     }
 }

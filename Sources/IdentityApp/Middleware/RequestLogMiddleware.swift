@@ -9,7 +9,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let metrics: MetricsRegistry
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let requestId = context.id
         let start = ContinuousClock.now
         var response = try await next(request, context)
