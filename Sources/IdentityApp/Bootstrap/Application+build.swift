@@ -71,21 +71,16 @@ public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
 public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = MetricsRegistry()) -> Router<AppRequestContext> {
     // HEAD is answered for every GET route (health checkers and link checkers use it).
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
-    router.add(middleware: RequestLogMiddleware(metrics: metrics))
-    // Only under IDCONNECT_EXECUTOR=loops: under SwiftNIO's takeover every middleware layer is two
-    // more trips through the loop's queue, and requests interleave anyway.
-    if EventLoopGlobalExecutor.isolation == .never {
-        router.add(middleware: EventLoopTurnsMiddleware())
-    }
     // A span per request once a tracer is installed (`InstrumentationSystem.bootstrap`, e.g.
     // swift-otel). With the default no-op tracer the spans went nowhere and cost about 3% of every
     // request's CPU (scripts/profile.py discovery).
     if !(InstrumentationSystem.tracer is NoOpTracer) {
         router.add(middleware: TracingMiddleware())
     }
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: RefusedMethodsMiddleware())
-    router.add(middleware: BodyLimitMiddleware(limit: 1 << 20, exemptPrefix: "/datalink/"))
+    // The log line, the refusals and the error answers; under IDCONNECT_EXECUTOR=loops one turn per
+    // request under load (under SwiftNIO's takeover requests interleave anyway).
+    router.add(middleware: BrokerMiddleware(
+        metrics: metrics, turns: EventLoopGlobalExecutor.isolation == .never ? EventLoopTurns() : nil))
     let services = AppServices(engine: engine, pages: Pages())
     WellKnownController(services: services).register(on: router)
     HealthController(services: services, metrics: metrics).register(on: router)

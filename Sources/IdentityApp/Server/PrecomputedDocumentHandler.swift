@@ -159,13 +159,13 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
         }
     }
 
-    /// The metrics and the log line `RequestLogMiddleware` writes for a routed request.
+    /// The metrics and the log line `BrokerMiddleware` writes for a routed request.
     private func record(_ head: HTTPRequest, status: HTTPResponse.Status, requestId: String,
                         context: ChannelHandlerContext, since started: ContinuousClock.Instant) {
         var requestLogger = logger
         if logger.logLevel <= .info { requestLogger[metadataKey: "hb.request.id"] = .string(requestId) }
         let path = head.path ?? "/"
-        RequestLogMiddleware.record(on: requestLogger, metrics: metrics, route: path, method: head.method.rawValue, path: path,
-                                    status: Int(status.code), client: context.channel.remoteAddress?.ipAddress, since: started)
+        RequestLog.record(on: requestLogger, metrics: metrics, route: path, method: head.method.rawValue, path: path,
+                          status: Int(status.code), client: context.channel.remoteAddress?.ipAddress, since: started)
     }
 }

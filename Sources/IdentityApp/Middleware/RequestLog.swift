@@ -4,22 +4,8 @@ import IdentityCore
 import Logging
 
 /// One structured log line per request: request id, method, path (never the query, which can
-/// carry codes and tokens), status and duration. The id is also returned as `X-Request-Id`.
-struct RequestLogMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-    let metrics: MetricsRegistry
-
-    @concurrent func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
-        let requestId = context.id
-        let start = ContinuousClock.now
-        var response = try await next(request, context)
-        response.headers[.requestId] = requestId
-        Self.record(on: context.logger, metrics: metrics, route: context.endpointPath ?? "unmatched",
-                    method: request.method.rawValue, path: request.uri.path, status: response.status.code,
-                    client: context.remoteAddress, since: start)
-        return response
-    }
-
+/// carry codes and tokens), status and duration; and the request's metrics.
+enum RequestLog {
     /// Counts a request in `metrics` under `route` and writes its log line (also for the requests
     /// `PrecomputedDocumentHandler` answers before the router).
     static func record(on logger: Logger, metrics: MetricsRegistry?, route: String, method: String, path: String,

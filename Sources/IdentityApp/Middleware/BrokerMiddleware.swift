@@ -1,0 +1,52 @@
+import EventLoopAffinity
+import Hummingbird
+
+/// The broker's own layers around every routed request, as one Hummingbird middleware: the request
+/// id and log line (`RequestLog`), the refusals (`RequestRefusals`), the JSON answer for whatever
+/// a route throws (`ErrorAnswers`), and under `IDCONNECT_EXECUTOR=loops` one turn in the event
+/// loop's queue under load (`EventLoopTurns`).
+///
+/// One middleware, not one per layer: a Hummingbird middleware's `handle` switches executors on
+/// entry and after `next`, and under load, where the broker runs its jobs isolated to the event
+/// loop (`adaptive`), each switch is a trip through the loop's queue. As four middlewares these
+/// layers took 17 of an introspection's 69 trips (docs/benchmarks.md, "eleventh stop").
+struct BrokerMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let metrics: MetricsRegistry
+    /// Declared bodies over this many bytes are refused (1 MiB) ...
+    var bodyLimit = 1 << 20
+    /// ... except under this prefix: the data-link gateway streams larger ones under its own limit.
+    var bodyLimitExemptPrefix = "/datalink/"
+    /// Set only under `IDCONNECT_EXECUTOR=loops`.
+    var turns: EventLoopTurns?
+
+    @concurrent func handle(_ request: Request, context: Context,
+                            next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var response: Response
+        if let turns {
+            response = try await turns.request { await answer(request, context: context, next: next) }
+        } else {
+            response = await answer(request, context: context, next: next)
+        }
+        response.headers[.requestId] = context.id
+        RequestLog.record(on: context.logger, metrics: metrics, route: context.endpointPath ?? "unmatched",
+                          method: request.method.rawValue, path: request.uri.path, status: response.status.code,
+                          client: context.remoteAddress, since: start)
+        return response
+    }
+
+    /// A refusal, the route's answer, or the answer for the error it threw.
+    private func answer(_ request: Request, context: Context,
+                        next: @concurrent (Request, Context) async throws -> Response) async -> Response {
+        if let refusal = RequestRefusals.refusedMethod(request)
+            ?? RequestRefusals.oversizedBody(request, limit: bodyLimit, exemptPrefix: bodyLimitExemptPrefix) {
+            return refusal
+        }
+        do {
+            return try await next(request, context)
+        } catch {
+            return ErrorAnswers.response(for: error, logger: context.logger)
+        }
+    }
+}
