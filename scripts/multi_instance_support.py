@@ -5,13 +5,16 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
+# A free loopback port, never one handed out before in this process (instances are made before any binds).
+from broker import free_port  # noqa: E402
 
 REDIRECT = "http://localhost:3000/callback"
 CLIENT, SECRET = "kid_multi", "multi-instance-secret"
@@ -26,20 +29,6 @@ def fail(message):
         except OSError:
             pass
     sys.exit(1)
-
-
-PORTS_GIVEN = set()
-
-
-def free_port():
-    """A free loopback port not given out before here (instances are made before any binds)."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port not in PORTS_GIVEN:
-            PORTS_GIVEN.add(port)
-            return port
 
 
 def call(port, method, path, form=None, headers=None, timeout=30):
