@@ -9,6 +9,14 @@ import OAuthEngine
 /// "The temp login URI").
 struct TempLoginController {
     let services: AppServices
+    /// Held here rather than read through the engine per request, which copied the endpoint
+    /// struct out and released it again (as `SessionController` found for introspection).
+    private let passwordSignIn: PasswordSignIn
+
+    init(services: AppServices) {
+        self.services = services
+        passwordSignIn = services.engine.passwordSignIn
+    }
 
     func register(on group: RouterGroup<AppRequestContext>) {
         group.refuseOtherMethods("oauth/authenticate/:id", allow: [.get, .post])
@@ -43,7 +51,7 @@ struct TempLoginController {
         let formToken = parameters["csrf_token"]
         let fromBrowser = formToken != nil || wantsHTML(request)
         do {
-            switch try await services.engine.passwordSignIn.signIn(pendingId: id, parameters: parameters, csrfToken: formToken,
+            switch try await passwordSignIn.signIn(pendingId: id, parameters: parameters, csrfToken: formToken,
                                                                 browserBinding: cookies.existingBinding(request),
                                                                 clientAddress: services.clientAddress(request, context),
                                                                 userAgent: request.headers[.userAgent]) {

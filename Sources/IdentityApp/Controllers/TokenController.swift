@@ -6,11 +6,13 @@ struct TokenController {
     let services: AppServices
 
     func register(on group: RouterGroup<AppRequestContext>) {
+        // Held by the closure rather than read through the engine per request (see SessionController).
+        let tokens = services.engine.tokens
         group.refuseOtherMethods("oauth/token", allow: [.post])
         group.post("oauth/token") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
             let basic = try RequestParameters.basic(request)
-            let response = try await services.engine.tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context))
+            let response = try await tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context))
             return Responses.json(bytes: response.serialized)
         }
         // RFC 9126: pushed authorization requests, authenticated as here.
