@@ -9,7 +9,7 @@ struct DataLinkAnyMethodMiddleware: RouterMiddleware {
     let controller: DataLinkController
 
     @concurrent func handle(_ request: Request, context: AppRequestContext,
-                next: @concurrent (Request, AppRequestContext) async throws -> Response) async throws -> Response {
+                            next: @concurrent (Request, AppRequestContext) async throws -> Response) async throws -> Response {
         guard request.uri.path.hasPrefix("/datalink/") else { return try await next(request, context) }
         context.coreContext.endpointPath.value = "/datalink/{name}/**"
         return try await controller.forward(request, context)
