@@ -6,6 +6,7 @@ import HummingbirdTesting
 import IdentityCore
 import SAMLWrapConnector
 import StaticConnector
+import Synchronization
 
 /// A broker whose `kid_al` environment signs in through an AuthLink at `authLink` and forwards to
 /// data links at `dataLink`.
@@ -38,6 +39,7 @@ enum AuthLinkFixture {
               - { name: crm, url: "\(dataLink)/api", authKey: crm-key-1, timeout: 2 }
               - { name: bound, url: "\(dataLink)/api", authServices: [ other ] }
               - { name: down, url: "http://127.0.0.1:9" }
+              - { name: crowd, url: "\(dataLink)/api", timeout: 15 }
         """
         if let vaultKeys { files["vault.yaml"] = vaultKeys }
         return files
@@ -52,7 +54,8 @@ enum AuthLinkFixture {
 
 /// A data link that records what it receives and answers according to the path.
 enum RecordingDataLink {
-    static func router(log: CallLog) -> Router<BasicRequestContext> {
+    /// `…/together` answers only once `gathering` has seen all its callers (503 if they never come).
+    static func router(log: CallLog, gathering: Gathering? = nil) -> Router<BasicRequestContext> {
         let router = Router()
         for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .trace,
                        HTTPRequest.Method("PROPFIND")!, HTTPRequest.Method("REPORT")!] {
@@ -61,6 +64,9 @@ enum RecordingDataLink {
                 let body = Data(buffer: try await request.collectBody(upTo: 64 << 20))
                 log.record(request, body: body)
                 if request.uri.path.hasSuffix("/slow") { try await Task.sleep(for: .seconds(5)) }
+                if request.uri.path.hasSuffix("/together"), let gathering, !(try await gathering.arrive()) {
+                    return Response(status: .serviceUnavailable)
+                }
                 let status: HTTPResponse.Status = request.uri.path.hasSuffix("/created") ? .created : .ok
                 var headers: HTTPFields = [.contentType: "application/octet-stream", HTTPField.Name("X-Backend")!: "crm"]
                 if request.uri.path.hasSuffix("/cookie") {
@@ -75,5 +81,28 @@ enum RecordingDataLink {
             }
         }
         return router
+    }
+}
+
+/// Calls that wait for one another: each is let through once `size` calls have arrived, or
+/// refused after `patience` when they never all do (so a test that fails does so in seconds).
+final class Gathering: Sendable {
+    let size: Int
+    private let arrived = Atomic<Int>(0)
+
+    init(size: Int) {
+        self.size = size
+    }
+
+    /// True once all `size` calls are here; false when `patience` ran out first.
+    func arrive(patience: Duration = .seconds(10)) async throws -> Bool {
+        arrived.add(1, ordering: .relaxed)
+        let clock = ContinuousClock()
+        let end = clock.now + patience
+        while arrived.load(ordering: .relaxed) < size {
+            if clock.now >= end { return false }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return true
     }
 }

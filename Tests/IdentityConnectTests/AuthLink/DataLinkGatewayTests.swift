@@ -1,3 +1,5 @@
+import AsyncHTTPClient
+import ConnectorHTTP
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -115,6 +117,47 @@ struct DataLinkGatewayTests {
                     let slow = try await client.get("/datalink/crm/slow", headers: auth)
                     #expect(slow.status == .gatewayTimeout)
                     #expect(slow.json["error"] is String)
+                }
+            }
+        }
+    }
+
+    @Test("sixteen callers at once reach one data link together: the gateway is not held to AsyncHTTPClient's 8 connections per host")
+    func concurrentCallsToOneLink() async throws {
+        let callers = 16
+        #expect(HTTPClient.Configuration.broker().connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit >= callers)
+        let gathering = Gathering(size: callers)
+        try await TestHTTPServer.with(ScriptableAuthLink.router(log: CallLog())) { authLink in
+            try await TestHTTPServer.with(RecordingDataLink.router(log: CallLog(), gathering: gathering)) { dataLink in
+                let broker = try await TestBroker.make(files: AuthLinkFixture.files(authLink: authLink, dataLink: dataLink),
+                                                       registry: AuthLinkFixture.registry)
+                try await broker.withClient { client in
+                    let access = try #require(try await AuthLinkFixture.signIn(client, "ok").json["access_token"] as? String)
+                    let port = try #require(client.port)
+                    // A client of the test's own, so that all sixteen calls reach the broker at once.
+                    var configuration = HTTPClient.Configuration()
+                    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = callers
+                    let caller = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                    let statuses: [UInt]
+                    do {
+                        statuses = try await withThrowingTaskGroup(of: UInt.self) { group in
+                            for _ in 0..<callers {
+                                group.addTask {
+                                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/datalink/crowd/together")
+                                    request.headers.add(name: "Authorization", value: "Bearer \(access)")
+                                    let answer = try await caller.execute(request, timeout: .seconds(30))
+                                    return answer.status.code
+                                }
+                            }
+                            return try await group.reduce(into: []) { $0.append($1) }
+                        }
+                    } catch {
+                        try await caller.shutdown()
+                        throw error
+                    }
+                    try await caller.shutdown()
+                    // With 8 connections, the first eight waited in vain for the other eight (503).
+                    #expect(statuses == Array(repeating: 200, count: callers))
                 }
             }
         }
