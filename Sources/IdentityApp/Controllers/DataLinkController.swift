@@ -36,6 +36,10 @@ struct DataLinkController {
         }
     }
 
+    /// The client's errors that mean "not in time" (504): no answer, no connection, or no free
+    /// connection to the backend (all 128 busy, `HTTPClient.Configuration.connectionsPerHost`).
+    static let timeouts: [HTTPClientError] = [.deadlineExceeded, .readTimeout, .connectTimeout, .getConnectionFromPoolTimeout]
+
     /// Methods never forwarded: TRACE would echo the headers the gateway adds (`X-Auth-Key`, the
     /// upstream token) back to the caller; CONNECT opens tunnels, not requests.
     static let refusedMethods: Set<HTTPRequest.Method> = [.trace, .connect]
@@ -81,7 +85,7 @@ struct DataLinkController {
             answer = try await EventLoopAffinity.returning {
                 try await client.execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
             }
-        } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout].contains(error) {
+        } catch let error as HTTPClientError where Self.timeouts.contains(error) {
             throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' did not answer in time.", status: 504)
         } catch is BodyTooLarge {
             throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
