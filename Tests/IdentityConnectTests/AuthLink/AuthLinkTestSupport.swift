@@ -39,7 +39,7 @@ enum AuthLinkFixture {
               - { name: crm, url: "\(dataLink)/api", authKey: crm-key-1, timeout: 2 }
               - { name: bound, url: "\(dataLink)/api", authServices: [ other ] }
               - { name: down, url: "http://127.0.0.1:9" }
-              - { name: crowd, url: "\(dataLink)/api", timeout: 15 }
+              - { name: crowd, url: "\(dataLink)/api", timeout: 30 }
         """
         if let vaultKeys { files["vault.yaml"] = vaultKeys }
         return files
@@ -85,7 +85,7 @@ enum RecordingDataLink {
 }
 
 /// Calls that wait for one another: each is let through once `size` calls have arrived, or
-/// refused after `patience` when they never all do (so a test that fails does so in seconds).
+/// refused after `patience` when they never all do (so a test that fails ends within it).
 final class Gathering: Sendable {
     let size: Int
     private let arrived = Atomic<Int>(0)
@@ -95,7 +95,7 @@ final class Gathering: Sendable {
     }
 
     /// True once all `size` calls are here; false when `patience` ran out first.
-    func arrive(patience: Duration = .seconds(10)) async throws -> Bool {
+    func arrive(patience: Duration = .seconds(20)) async throws -> Bool {
         arrived.add(1, ordering: .relaxed)
         let clock = ContinuousClock()
         let end = clock.now + patience

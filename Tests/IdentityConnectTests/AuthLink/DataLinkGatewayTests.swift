@@ -145,7 +145,7 @@ struct DataLinkGatewayTests {
                                 group.addTask {
                                     var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/datalink/crowd/together")
                                     request.headers.add(name: "Authorization", value: "Bearer \(access)")
-                                    let answer = try await caller.execute(request, timeout: .seconds(30))
+                                    let answer = try await caller.execute(request, timeout: .seconds(60))
                                     return answer.status.code
                                 }
                             }
