@@ -156,7 +156,7 @@ struct DataLinkGatewayTests {
                         throw error
                     }
                     try await caller.shutdown()
-                    // With 8 connections, the first eight waited in vain for the other eight (503).
+                    // With 8 connections the first eight waited in vain for the rest (503), which queued for a connection.
                     #expect(statuses == Array(repeating: 200, count: callers))
                 }
             }
