@@ -92,7 +92,7 @@ struct SessionController {
 
     /// The token of an `Authorization: Bearer` header, if there is one.
     static func bearer(_ request: Request) throws -> String? {
-        guard let header = request.headers[.authorization], header.utf8.count > 7, header.hasASCIICaseInsensitivePrefix("bearer ") else {
+        guard let header = request.headers.value(.authorization), header.utf8.count > 7, header.hasASCIICaseInsensitivePrefix("bearer ") else {
             return nil
         }
         let token = header.dropFirst(7).trimmingSpacesAndTabs

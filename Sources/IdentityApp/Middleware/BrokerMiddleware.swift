@@ -29,7 +29,7 @@ struct BrokerMiddleware: RouterMiddleware {
         } else {
             response = await answer(request, context: context, next: next)
         }
-        response.headers[.requestId] = context.id
+        response.headers.set(.requestId, to: context.id)
         RequestLog.record(on: context.logger, metrics: metrics, route: context.endpointPath ?? "unmatched",
                           method: request.method.rawValue, path: request.uri.path, status: response.status.code,
                           client: context.remoteAddress, since: start)

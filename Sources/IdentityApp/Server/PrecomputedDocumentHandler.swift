@@ -109,9 +109,11 @@ final class PrecomputedDocumentHandler: ChannelDuplexHandler, RemovableChannelHa
 
     /// The document this head asks for, when it may be answered here.
     private func servable(_ head: HTTPRequest) -> PrecomputedDocuments.Entry? {
+        // The path first: nearly every request is for another route, and is let through at once.
         guard head.method == .get, let path = head.path, path.utf8.first == UInt8(ascii: "/"),
-              head.headerFields[.contentLength] ?? "0" == "0", head.headerFields[.transferEncoding] == nil else { return nil }
-        return documents.lookup(Substring(path))
+              let entry = documents.lookup(Substring(path)),
+              head.headerFields.value(.contentLength) ?? "0" == "0", head.headerFields.value(.transferEncoding) == nil else { return nil }
+        return entry
     }
 
     private func answer(_ head: HTTPRequest, _ entry: PrecomputedDocuments.Entry, context: ChannelHandlerContext) {

@@ -16,7 +16,7 @@ package enum RequestParameters {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
         let data = Data(buffer: buffer)
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        let contentType = request.headers.value(.contentType)?.lowercased() ?? ""
         if contentType.hasPrefix("application/json") {
             return try OAuthParameters(pairs: try decodeJSON(data), maxValueLength: maxValueLength)
         }
@@ -100,6 +100,6 @@ package enum RequestParameters {
 
     /// Basic client credentials, if the request carries them.
     static func basic(_ request: Request) throws -> BasicCredentials? {
-        try BasicCredentials(authorizationHeader: request.headers[.authorization])
+        try BasicCredentials(authorizationHeader: request.headers.value(.authorization))
     }
 }
