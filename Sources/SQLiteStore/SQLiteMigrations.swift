@@ -144,6 +144,16 @@ extension SQLiteStore {
                     key TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, fetched_at REAL NOT NULL);
                 """)
         }
+        migrator.registerMigration("v13-partial-previous-index") { db in
+            // Only a rotated family has a previous refresh token, and only rotated families are
+            // looked up by it: new families (every code exchange, password grant and sign-in) no
+            // longer write an index entry for their NULL, one page fewer per commit.
+            try db.execute(sql: """
+                DROP INDEX token_families_previous;
+                CREATE INDEX token_families_previous ON token_families(previous_refresh_hash)
+                    WHERE previous_refresh_hash IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }
