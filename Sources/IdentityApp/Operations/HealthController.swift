@@ -8,8 +8,12 @@ struct HealthController {
     let services: AppServices
     let metrics: MetricsRegistry
 
+    /// `/healthz`'s answer, encoded once: the route is polled by every load balancer and is the
+    /// benchmarks' HTTP floor, so it does nothing a static route would not.
+    static let healthy = Array(#"{"status":"ok"}"#.utf8)
+
     func register(on router: Router<AppRequestContext>) {
-        router.get("healthz") { _, _ in Responses.json(["status": "ok"], noStore: true) }
+        router.get("healthz") { _, _ in Responses.json(bytes: Self.healthy, noStore: true) }
         router.get("readyz") { _, context in
             do {
                 try await withTimeout(seconds: 2) { try await services.engine.store.ping() }

@@ -20,7 +20,9 @@ struct OperationsTests {
     func healthAndMetrics() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
-            #expect(try await client.get("/healthz").status == .ok)
+            let health = try await client.get("/healthz")
+            #expect(health.status == .ok && health.text == #"{"status":"ok"}"#)
+            #expect(health.headers[.contentType] == "application/json; charset=utf-8" && health.headers[.cacheControl] == "no-store")
             #expect(try await client.get("/readyz").status == .ok)
             _ = try await Flows.tokens(client)
             _ = try await Flows.automatedLogin(client, password: "wrong")
