@@ -150,12 +150,6 @@ enum PostgresMigrations {
                 key TEXT PRIMARY KEY, data BYTEA NOT NULL, fetched_at DOUBLE PRECISION NOT NULL)
             """,
         ]),
-        // Only rotated families have a previous refresh token and are looked up by it: a new
-        // family no longer writes an index entry for its NULL.
-        ("v11-partial-previous-index", [
-            "DROP INDEX token_families_previous",
-            "CREATE INDEX token_families_previous ON token_families (previous_refresh_hash) WHERE previous_refresh_hash IS NOT NULL",
-        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -147,7 +147,9 @@ extension SQLiteStore {
         migrator.registerMigration("v13-partial-previous-index") { db in
             // Only a rotated family has a previous refresh token, and only rotated families are
             // looked up by it: new families (every code exchange, password grant and sign-in) no
-            // longer write an index entry for their NULL, one page fewer per commit.
+            // longer write an index entry for their NULL, one page fewer per commit. (PostgreSQL
+            // keeps its full index: rebuilding it there would hold writes to token_families
+            // while other instances serve, during a rolling deploy.)
             try db.execute(sql: """
                 DROP INDEX token_families_previous;
                 CREATE INDEX token_families_previous ON token_families(previous_refresh_hash)

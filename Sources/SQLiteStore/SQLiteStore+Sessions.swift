@@ -178,8 +178,7 @@ extension SQLiteStore: TokenFamilyStore {
                 arguments: [refreshHash]) {
                 return (Self.family(from: row), .current)
             }
-            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE previous_refresh_hash = ?"),
-                arguments: [refreshHash]) {
+            if let row = try Row.fetchOne(db.cachedStatement(sql: Self.familyByPreviousRefreshSQL), arguments: [refreshHash]) {
                 return (Self.family(from: row), .previous)
             }
             if let row = try Row.fetchOne(db.cachedStatement(sql: """
@@ -254,6 +253,10 @@ extension SQLiteStore: TokenFamilyStore {
     static let extendSessionSQL = """
         UPDATE sessions SET expires_at = MAX(expires_at, MIN(?, COALESCE(max_expires_at, 1e15))), last_used_at = ? WHERE id = ?
         """
+
+    /// A family by the refresh token its last rotation replaced (the partial index
+    /// `token_families_previous` holds rotated families only: `SQLiteSchemaTests`).
+    static let familyByPreviousRefreshSQL = "SELECT \(familyColumns) FROM token_families WHERE previous_refresh_hash = ?"
 
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """

@@ -15,6 +15,9 @@ final class RequestHeadState: @unchecked Sendable {
     /// Requests whose response has not been fully written: a raw error answer must not interleave.
     var responsesPending = 0
     var timer: Scheduled<Void>?
+    /// How many head timers this connection started: one per head that did not arrive whole in
+    /// one read, none for the others (what `RequestHeadGuardTests` checks).
+    var timersStarted = 0
     /// Refused: what the client still sends is read and dropped until the connection closes.
     var discarding = false
 }
@@ -80,6 +83,7 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func startTimer(_ context: ChannelHandlerContext) {
+        state.timersStarted += 1
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         state.timer = context.eventLoop.scheduleTask(in: headTimeout) {
             let (handler, context) = loopBound.value

@@ -18,9 +18,10 @@ extension HTTPFields {
     }
 
     /// Sets the field `name` to `value`: appended when there is none (every routed response but a
-    /// gateway's), which costs a fraction of the subscript setter's replace-all.
+    /// gateway's), which costs a fraction of the subscript setter's replace-all. A cookie header
+    /// goes through the subscript, which splits it into one field per cookie.
     mutating func set(_ name: HTTPField.Name, to value: String) {
-        if self.value(name) == nil {
+        if name != .cookie, self.value(name) == nil {
             append(HTTPField(name: name, value: value))
         } else {
             self[name] = value
