@@ -58,7 +58,8 @@ struct DataLinkController {
             throw OAuthError.invalidToken("Send the access token as Authorization: Bearer.")
         }
         let target = try await services.engine.validation.dataLinkTarget(name: name, accessToken: token)
-        if let length = request.headers.value(.contentLength).flatMap(Int.init), length > Self.maxBodyBytes {
+        let length = request.headers.value(.contentLength).flatMap(Int.init)
+        if let length, length > Self.maxBodyBytes {
             throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
         }
         var upstream = HTTPClientRequest(url: Self.url(target.link.url, rest: rest, query: request.uri.query))
@@ -71,7 +72,6 @@ struct DataLinkController {
         if let authKey = target.link.authKey { upstream.headers.replaceOrAdd(name: "X-Auth-Key", value: authKey) }
         upstream.headers.replaceOrAdd(name: "X-Kinvey-Request-Id", value: context.id)
         if let address = services.clientAddress(request, context) { upstream.headers.add(name: "X-Forwarded-For", value: address) }
-        let length = request.headers.value(.contentLength).flatMap(Int.init)
         // GET and HEAD usually have no body, but when one comes (search APIs) it goes along too.
         let hasBody = (length ?? 0) > 0 || request.headers.value(.transferEncoding) != nil
         if hasBody || (request.method != .get && request.method != .head) {
