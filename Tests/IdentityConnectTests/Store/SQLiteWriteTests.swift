@@ -35,12 +35,13 @@ struct SQLiteWriteTests {
         try await store.close()
     }
 
-    @Test("a WAL past 1,000 pages is checkpointed off the committing write")
+    @Test("a WAL past the threshold is checkpointed off the committing write")
     func checkpointsRun() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
         let before = store.checkpoints.count
-        let blob = Data(repeating: 7, count: 16_000)
-        for index in 0..<300 {
+        // A 64 KB value fills 16 overflow pages of 4 KiB: enough of them pass the threshold.
+        let blob = Data(repeating: 7, count: 64_000)
+        for index in 0..<(Int(WALCheckpoints.thresholdPages) / 16 + 50) {
             try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
         }
         let deadline = Date().addingTimeInterval(20)
