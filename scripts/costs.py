@@ -6,8 +6,11 @@
 Runs each load (a scripts/profile.py scenario name, optionally followed by its number of
 connections, as in scripts/ab.py) against each `idconnect` binary in turn, on fresh data, and
 reads the broker's /proc counters before and after: per request, the CPU its event loops spent,
-the CPU its other threads spent (GRDB's writer queue with the WAL checkpoints, the blocking
-pools), the bytes it wrote and its write syscalls; and the size of the WAL at the end.
+the CPU the rest of the process spent (GRDB's writer queue with the WAL checkpoints, the blocking
+pools), the bytes it handed to write calls (files and sockets: `wchar`) and those calls, the
+bytes it sent towards the disk (`write_bytes`); and the size of the WAL at the end. Checkpoints
+come in steps: up to one threshold's worth of WAL may still wait for its checkpoint when a load
+ends, so compare loads long enough to cross the threshold many times.
 
 Requests per second on two shared cores move 10–30% between minutes. The bytes and writes per
 request move a few percent, and the CPU of the threads off the event loops little more, so a
@@ -30,26 +33,37 @@ from ab import parse_load  # noqa: E402
 from profile import scenario, start_broker  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
-COLUMNS = ("rate", "loops_us", "other_us", "written", "writes")
+COLUMNS = ("rate", "loops_us", "other_us", "written", "writes", "disk")
+
+
+def cpu_ticks(stat_path):
+    """utime + stime of a /proc stat file (fields 14 and 15; the command may contain spaces)."""
+    with open(stat_path) as file:
+        fields = file.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
 
 
 def counters(pid):
-    """The process's write counters and its CPU ticks split into event loops and other threads."""
+    """The process's write counters, its CPU ticks, and those of its event loops.
+
+    The loops live as long as the broker; other threads (libdispatch's, which run GRDB's writer
+    queue) come and go, so their share is the process's total minus the loops', which counts the
+    threads that ended meanwhile too."""
     values = {}
     with open(f"/proc/{pid}/io") as file:
         for line in file:
             key, value = line.split(":")
             values[key] = int(value)
-    values["loops"] = values["other"] = 0
+    values["total"] = cpu_ticks(f"/proc/{pid}/stat")
+    values["loops"] = 0
     for task in glob.glob(f"/proc/{pid}/task/*"):
         try:
             with open(task + "/comm") as file:
-                name = file.read().strip()
-            with open(task + "/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
+                if not file.read().startswith("NIO-"):
+                    continue
+            values["loops"] += cpu_ticks(task + "/stat")
         except OSError:  # the thread ended meanwhile
             continue
-        values["loops" if name.startswith("NIO-") else "other"] += int(fields[11]) + int(fields[12])
     return values
 
 
@@ -67,12 +81,16 @@ def measure(binary, text, seconds):
         result = load.run_wrk(text, port=port, duration=seconds, connections=connections,
                               threads=min(2, connections), **arguments)
         after = counters(pid)
-        requests = max(result.requests_per_second * seconds, 1)
+        # A load whose pool of codes or tokens runs out ends early: count what wrk made.
+        requests = result.requests
+        if result.errors:
+            print(f"{text}: {result.errors} errors of {requests} requests", flush=True)
         delta = {key: after[key] - before[key] for key in before}
         wal = sum(os.path.getsize(path) for path in glob.glob(os.path.join(workdir, "**", "*-wal"), recursive=True))
         return {"rate": result.requests_per_second, "loops_us": delta["loops"] * 1e6 / TICKS / requests,
-                "other_us": max(0.0, delta["other"] * 1e6 / TICKS / requests), "written": delta["wchar"] / requests,
-                "writes": delta["syscw"] / requests}, wal
+                "other_us": (delta["total"] - delta["loops"]) * 1e6 / TICKS / requests,
+                "written": delta["wchar"] / requests, "writes": delta["syscw"] / requests,
+                "disk": delta["write_bytes"] / requests}, wal
     finally:
         for process in processes:
             process.terminate()
@@ -82,7 +100,8 @@ def measure(binary, text, seconds):
 
 def line(label, text, row, wal):
     return (f"{text:>12} {label}: {row['rate']:8,.0f}/s  CPU loops {row['loops_us']:5.0f} µs  other {row['other_us']:4.0f} µs  "
-            f"written {row['written']:7,.0f} B in {row['writes']:4.1f} writes  WAL {wal / 1e6:5.1f} MB")
+            f"written {row['written']:7,.0f} B in {row['writes']:4.1f} writes, to disk {row['disk']:7,.0f} B  "
+            f"WAL {wal / 1e6:5.1f} MB")
 
 
 def main():
@@ -98,6 +117,9 @@ def main():
     for binary in options.binaries:
         if not os.access(binary, os.X_OK):
             parser.error(f"not an executable: {binary}")
+    if not os.access(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".build", "release",
+                                  "authlink-sample"), os.X_OK):
+        parser.error("build the sample AuthLink first: swift build -c release --product authlink-sample")
     labels = [f"{index}:{os.path.basename(binary)}" for index, binary in enumerate(options.binaries)]
     width = max(len(label) for label in labels)
     runs = {(label, text): [] for label in labels for text in loads}

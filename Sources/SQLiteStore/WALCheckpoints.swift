@@ -17,11 +17,12 @@ final class WALCheckpoints: Sendable {
     /// A checkpoint copies each page the WAL holds once, however often it was rewritten since
     /// the last one; hot pages (index interiors, the newest leaves of the expiry indexes) are
     /// rewritten by nearly every transaction. Measured per request (docs/benchmarks.md, the
-    /// fourteenth stop): at 4,000 pages the checkpoint thread spends half the CPU it spent at
-    /// 1,000 (a code exchange 58 → 27 µs, a refresh 67 → 34 µs) and a request writes a tenth
-    /// fewer bytes. The WAL file then grows to about 18 MB instead of 5 (it is reused, not
-    /// truncated), and its index still fits one of SQLite's 4,096-frame hash tables, so a read
-    /// looks a page up in one table, as before.
+    /// fourteenth stop, `scripts/costs.py`): at 4,000 pages the broker's threads off the event
+    /// loops — the checkpoints, nearly all of it — spend half the CPU per code exchange and per
+    /// refresh they spent at 1,000, and each writes a tenth fewer bytes. The WAL file grows
+    /// further before it is reused from its start (about 18 MB under the benchmark; SQLite does
+    /// not truncate it), and a power loss can take back the commits since the last checkpoint
+    /// (`synchronous = NORMAL`: the WAL is synced by checkpoints), now up to 4,000 pages of them.
     static let thresholdPages: Int32 = 4_000
 
     private struct Target: @unchecked Sendable {
@@ -39,6 +40,9 @@ final class WALCheckpoints: Sendable {
 
     /// Checkpoints finished so far (for tests and diagnostics).
     var count: Int { completed.load(ordering: .relaxed) }
+
+    /// A checkpoint is scheduled or running (for tests and diagnostics).
+    var pending: Bool { scheduled.load(ordering: .acquiring) }
 
     /// Replaces the automatic checkpoint of `db` (the write connection) with this one. Call it
     /// from `prepareDatabase`; it keeps `self` alive for as long as the connection's

@@ -35,13 +35,22 @@ struct SQLiteWriteTests {
         try await store.close()
     }
 
-    @Test("a WAL past the threshold is checkpointed off the committing write")
+    @Test("a WAL past the threshold, and not before, is checkpointed off the committing write")
     func checkpointsRun() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
         let before = store.checkpoints.count
-        // A 64 KB value fills 16 overflow pages of 4 KiB: enough of them pass the threshold.
+        // A 64 KB value spills into 15 overflow pages of 4 KiB; with its leaf and index pages an
+        // insert adds 17–20 frames to the WAL.
         let blob = Data(repeating: 7, count: 64_000)
-        for index in 0..<(Int(WALCheckpoints.thresholdPages) / 16 + 50) {
+        let threshold = Int(WALCheckpoints.thresholdPages)
+        let halfway = threshold / 40
+        for index in 0..<halfway {
+            try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
+        }
+        // At most half the threshold so far: nothing scheduled, nothing run.
+        #expect(!store.checkpoints.pending)
+        #expect(store.checkpoints.count == before)
+        for index in halfway..<(threshold / 15 + 50) {
             try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
         }
         let deadline = Date().addingTimeInterval(20)
