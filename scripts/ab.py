@@ -69,13 +69,9 @@ def measure(binary, loads, seconds, label):
     return results
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("binaries", nargs="+", help="idconnect binaries to compare, the baseline first")
-    parser.add_argument("--loads", default="login1,login16,exchange,refresh",
-                        help="comma-separated: scenario name + connections, or floor (default: %(default)s)")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--seconds", type=int, default=8, help="length of each load")
+def parse_comparison(parser):
+    """Parses the command line of a comparison (binaries, --loads, ...) and checks what it names
+    and what every comparison needs: (options, loads, a label per binary)."""
     options = parser.parse_args()
     loads = options.loads.split(",")
     for text in loads:
@@ -85,16 +81,30 @@ def main():
             parser.error(f"not an executable: {binary}")
     if not os.access(os.path.join(ROOT, ".build", "release", "authlink-sample"), os.X_OK):
         parser.error("build the sample AuthLink first: swift build -c release --product authlink-sample")
-    labels = [f"{index}:{os.path.basename(binary)}" for index, binary in enumerate(options.binaries)]
+    return options, loads, [f"{index}:{os.path.basename(binary)}" for index, binary in enumerate(options.binaries)]
+
+
+def rotated(binaries, labels, round_number):
+    """(binary, label) pairs in this round's order: each binary takes each place in turn (with two,
+    the order reverses every round; a reversed order alone kept the middle one of three in the
+    middle every round)."""
+    order = list(zip(binaries, labels))
+    shift = round_number % len(order)
+    return order[shift:] + order[:shift]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binaries", nargs="+", help="idconnect binaries to compare, the baseline first")
+    parser.add_argument("--loads", default="login1,login16,exchange,refresh",
+                        help="comma-separated: scenario name + connections, or floor (default: %(default)s)")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seconds", type=int, default=8, help="length of each load")
+    options, loads, labels = parse_comparison(parser)
     runs = {label: [] for label in labels}
     for round_number in range(options.rounds):
-        # Each binary takes each place in turn (with two: the order reverses every round). A
-        # reversed order alone kept the middle one of three in the middle every round.
-        shift = round_number % len(labels)
-        order = list(zip(options.binaries, labels))
-        order = order[shift:] + order[:shift]
         print(f"-- round {round_number + 1} of {options.rounds}", flush=True)
-        for binary, label in order:
+        for binary, label in rotated(options.binaries, labels, round_number):
             runs[label].append(measure(binary, loads, options.seconds, label))
     print("\n== medians over", options.rounds, "rounds")
     width = max(len(label) for label in labels)

@@ -29,7 +29,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import load  # noqa: E402
-from ab import parse_load  # noqa: E402
+from ab import parse_comparison, parse_load, rotated  # noqa: E402
 from profile import scenario, start_broker  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -110,24 +110,12 @@ def main():
     parser.add_argument("--loads", default="exchange,refresh", help="comma-separated, as scripts/ab.py takes them")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--seconds", type=int, default=8)
-    options = parser.parse_args()
-    loads = options.loads.split(",")
-    for text in loads:
-        parse_load(text)
-    for binary in options.binaries:
-        if not os.access(binary, os.X_OK):
-            parser.error(f"not an executable: {binary}")
-    if not os.access(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".build", "release",
-                                  "authlink-sample"), os.X_OK):
-        parser.error("build the sample AuthLink first: swift build -c release --product authlink-sample")
-    labels = [f"{index}:{os.path.basename(binary)}" for index, binary in enumerate(options.binaries)]
+    options, loads, labels = parse_comparison(parser)
     width = max(len(label) for label in labels)
     runs = {(label, text): [] for label in labels for text in loads}
     for round_number in range(options.rounds):
         print(f"-- round {round_number + 1} of {options.rounds}", flush=True)
-        shift = round_number % len(labels)
-        order = list(zip(options.binaries, labels))
-        for binary, label in order[shift:] + order[:shift]:
+        for binary, label in rotated(options.binaries, labels, round_number):
             for text in loads:
                 row, wal = measure(binary, text, options.seconds)
                 runs[(label, text)].append((row, wal))
