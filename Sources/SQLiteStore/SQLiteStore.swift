@@ -154,6 +154,7 @@ extension SQLiteStore: MaintenanceStore {
             waited += 5
         }
         try? await flushThrottle(closing: true)
+        checkpoints.detach()
         try pointReaders.close()
         try pool.close()
     }

@@ -38,7 +38,7 @@ struct SQLiteWriteTests {
     @Test("a WAL past the threshold, and not before, is checkpointed off the committing write")
     func checkpointsRun() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
-        let before = store.checkpoints.count
+        let before = store.checkpoints.countPastThreshold
         // A 64 KB value spills into 15 overflow pages of 4 KiB; with its leaf and index pages an
         // insert adds 17–20 frames to the WAL.
         let blob = Data(repeating: 7, count: 64_000)
@@ -49,20 +49,48 @@ struct SQLiteWriteTests {
         }
         // At most half the threshold so far: nothing scheduled, nothing run.
         #expect(!store.checkpoints.pending)
-        #expect(store.checkpoints.count == before)
+        #expect(store.checkpoints.countPastThreshold == before)
         for index in halfway..<(threshold / 15 + 50) {
             try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
         }
         let deadline = Date().addingTimeInterval(20)
-        while store.checkpoints.count == before && Date() < deadline {
+        while store.checkpoints.countPastThreshold == before && Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(store.checkpoints.count > before)
+        #expect(store.checkpoints.countPastThreshold > before)
         // SQLite's own automatic checkpoint is replaced on the write connection (it reports 0
         // once another WAL hook is installed): no commit checkpoints in place.
         let automatic = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
         #expect(automatic == 0)
         try await store.close()
+    }
+
+    @Test("a commit far under the threshold is synced by a checkpoint within the sync interval; an idle store runs none")
+    func quietCommitsAreSynced() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        let interval = Double(WALCheckpoints.syncInterval.components.seconds)
+        // The migrations' commits are synced first.
+        try await Self.waitUntilSynced(store, within: interval * 10)
+        try await store.insertSession(StoreConformanceTests.session("quiet"))
+        // A few pages in the WAL, nowhere near the threshold: only the timer syncs them.
+        #expect(store.checkpoints.unsynced)
+        let before = store.checkpoints.count
+        try await Self.waitUntilSynced(store, within: interval * 10)
+        #expect(!store.checkpoints.unsynced)
+        #expect(store.checkpoints.count > before)
+        #expect(store.checkpoints.countPastThreshold == 0)
+        // With nothing committed, no timer is armed and nothing runs.
+        let after = store.checkpoints.count
+        try await Task.sleep(for: WALCheckpoints.syncInterval * 2.5)
+        #expect(store.checkpoints.count == after)
+        try await store.close()
+    }
+
+    static func waitUntilSynced(_ store: SQLiteStore, within seconds: Double) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while store.checkpoints.unsynced && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     @Test("after close, a write fails and a late checkpoint does nothing; neither reaches SQLite with no connection")
