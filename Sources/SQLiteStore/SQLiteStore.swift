@@ -22,6 +22,8 @@ public final class SQLiteStore: Sendable {
     let longWrites: LongWrites
     /// The WAL checkpoints, off the commits that trigger them.
     let checkpoints: WALCheckpoints
+    /// The WAL's syncs to disk, at most a second after a commit.
+    let walSync: WALSync
     /// The login throttle's counters (``ThrottleCounters``), kept in the `throttle` table.
     let throttle = ThrottleCounters()
     /// The pending authorizations stored most recently (``PendingCache``).
@@ -38,7 +40,8 @@ public final class SQLiteStore: Sendable {
         let url = URL(fileURLWithPath: path)
         try Self.preparePrivateFiles(url)
         let longWrites = LongWrites()
-        let checkpoints = WALCheckpoints(longWrites: longWrites)
+        let walSync = WALSync(databasePath: url.path)
+        let checkpoints = WALCheckpoints(longWrites: longWrites, sync: walSync)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.maximumReaderCount = 8
@@ -48,6 +51,7 @@ public final class SQLiteStore: Sendable {
         }
         self.longWrites = longWrites
         self.checkpoints = checkpoints
+        self.walSync = walSync
         pool = try DatabasePool(path: url.path, configuration: configuration)
         checkpoints.attach(pool)
         try Self.migrator.migrate(pool)
@@ -146,7 +150,9 @@ extension SQLiteStore: MaintenanceStore {
         }
     }
 
-    /// Writes the throttle's last counters (after any flush under way), then closes the files.
+    /// Writes the throttle's last counters (after any flush under way), syncs the WAL, then
+    /// closes the files. (GRDB closes the writer while readers are still open, so SQLite's
+    /// own checkpoint on close may not run; the synced WAL keeps every commit all the same.)
     public func close() async throws {
         var waited = 0
         while throttle.flushing && waited < 1_000 {
@@ -154,7 +160,7 @@ extension SQLiteStore: MaintenanceStore {
             waited += 5
         }
         try? await flushThrottle(closing: true)
-        checkpoints.detach()
+        await walSync.flush()
         try pointReaders.close()
         try pool.close()
     }

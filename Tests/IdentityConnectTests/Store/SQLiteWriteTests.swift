@@ -6,8 +6,9 @@ import StoreContracts
 import Testing
 
 /// Short SQLite writes run on the caller's thread; checkpoints run off the commits, on GRDB's
-/// queue; a write lock held by another process is waited for off the caller's thread. Reads of
-/// write-hot rows (`writerRead`) see what is committed, and nothing another process has not.
+/// queue; every commit reaches the disk within a second, on a thread of its own; a write lock
+/// held by another process is waited for off the caller's thread. Reads of write-hot rows
+/// (`writerRead`) see what is committed, and nothing another process has not.
 @Suite("SQLite writes on the caller's thread")
 struct SQLiteWriteTests {
     static func temporaryPath() -> String {
@@ -38,7 +39,7 @@ struct SQLiteWriteTests {
     @Test("a WAL past the threshold, and not before, is checkpointed off the committing write")
     func checkpointsRun() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
-        let before = store.checkpoints.countPastThreshold
+        let before = store.checkpoints.count
         // A 64 KB value spills into 15 overflow pages of 4 KiB; with its leaf and index pages an
         // insert adds 17–20 frames to the WAL.
         let blob = Data(repeating: 7, count: 64_000)
@@ -49,15 +50,15 @@ struct SQLiteWriteTests {
         }
         // At most half the threshold so far: nothing scheduled, nothing run.
         #expect(!store.checkpoints.pending)
-        #expect(store.checkpoints.countPastThreshold == before)
+        #expect(store.checkpoints.count == before)
         for index in halfway..<(threshold / 15 + 50) {
             try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
         }
         let deadline = Date().addingTimeInterval(20)
-        while store.checkpoints.countPastThreshold == before && Date() < deadline {
+        while store.checkpoints.count == before && Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(store.checkpoints.countPastThreshold > before)
+        #expect(store.checkpoints.count > before)
         // SQLite's own automatic checkpoint is replaced on the write connection (it reports 0
         // once another WAL hook is installed): no commit checkpoints in place.
         let automatic = try await store.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") }
@@ -65,30 +66,54 @@ struct SQLiteWriteTests {
         try await store.close()
     }
 
-    @Test("a commit far under the threshold is synced by a checkpoint within the sync interval; an idle store runs none")
+    @Test("a commit far under the checkpoint threshold reaches the disk within the sync interval, a reader's old snapshot notwithstanding; an idle store syncs nothing")
     func quietCommitsAreSynced() async throws {
-        let store = try SQLiteStore(path: Self.temporaryPath())
-        let interval = Double(WALCheckpoints.syncInterval.components.seconds)
+        let path = Self.temporaryPath()
+        let store = try SQLiteStore(path: path)
         // The migrations' commits are synced first.
-        try await Self.waitUntilSynced(store, within: interval * 10)
+        try await Self.waitUntilSynced(store, count: 0)
+        // Another connection holds a read transaction on the snapshot before the commit (a
+        // passive checkpoint returns without syncing the WAL when readers keep it from copying).
+        let other = try DatabaseQueue(path: path)
+        let reading = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            try? other.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions")
+                reading.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }
+        reader.start()
+        #expect(reading.wait(timeout: .now() + 10) == .success)
+        let before = store.walSync.count
         try await store.insertSession(StoreConformanceTests.session("quiet"))
-        // A few pages in the WAL, nowhere near the threshold: only the timer syncs them.
-        #expect(store.checkpoints.unsynced)
-        let before = store.checkpoints.count
-        try await Self.waitUntilSynced(store, within: interval * 10)
-        #expect(!store.checkpoints.unsynced)
-        #expect(store.checkpoints.count > before)
-        #expect(store.checkpoints.countPastThreshold == 0)
-        // With nothing committed, no timer is armed and nothing runs.
-        let after = store.checkpoints.count
-        try await Task.sleep(for: WALCheckpoints.syncInterval * 2.5)
-        #expect(store.checkpoints.count == after)
+        // A few pages in the WAL, nowhere near the threshold: nothing but the timer syncs them.
+        #expect(store.walSync.unsynced)
+        try await Self.waitUntilSynced(store, count: before + 1)
+        #expect(!store.walSync.unsynced)
+        #expect(store.walSync.count == before + 1)
+        #expect(store.checkpoints.count == 0)
+        release.signal()
+        // With nothing committed, no timer is armed and nothing is synced.
+        try await Task.sleep(for: .milliseconds(2_500))
+        #expect(store.walSync.count == before + 1)
+        try other.close()
         try await store.close()
     }
 
-    static func waitUntilSynced(_ store: SQLiteStore, within seconds: Double) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while store.checkpoints.unsynced && Date() < deadline {
+    @Test("closing syncs the last commits at once")
+    func closeSyncs() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        try await store.insertSession(StoreConformanceTests.session("last"))
+        #expect(store.walSync.unsynced)
+        try await store.close()
+        #expect(!store.walSync.unsynced)
+    }
+
+    /// Waits (at most 20 s) until every commit so far is synced and at least `count` syncs ran.
+    static func waitUntilSynced(_ store: SQLiteStore, count: Int) async throws {
+        let deadline = Date().addingTimeInterval(20)
+        while (store.walSync.unsynced || store.walSync.count < count) && Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
     }
