@@ -36,11 +36,16 @@ public final class SQLiteStore: Sendable {
     /// The directory it creates is the broker's alone (0700) and the database with its `-wal` and
     /// `-shm` files are readable by the broker's user only (0600, docs/security.md, rule 16):
     /// sessions hold personal data. SQLite gives the journal files the database file's mode.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, syncFile: { fdatasync($0) })
+    }
+
+    /// The same, with `syncFile` standing in for `fdatasync` of the WAL (tests of its failures).
+    init(path: String, syncFile: @escaping @Sendable (Int32) -> Int32) throws {
         let url = URL(fileURLWithPath: path)
         try Self.preparePrivateFiles(url)
         let longWrites = LongWrites()
-        let walSync = WALSync(databasePath: url.path)
+        let walSync = WALSync(databasePath: url.path, syncFile: syncFile)
         let checkpoints = WALCheckpoints(longWrites: longWrites, sync: walSync)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
@@ -116,8 +121,11 @@ public final class SQLiteStore: Sendable {
 }
 
 extension SQLiteStore: MaintenanceStore {
+    /// Reads from the database, and fails while its last commits cannot be synced to disk
+    /// (``WALSync``): the broker is then not ready (`/readyz` answers 503 and logs why).
     public func ping() async throws {
         _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        if let failure = walSync.failure { throw WALNotSynced(description: failure) }
     }
 
     public func purgeExpired(before date: Date) async throws -> Int {

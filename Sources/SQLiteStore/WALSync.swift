@@ -24,6 +24,10 @@ final class WALSync: Sendable {
 
     private let walPath: String
     private let directoryPath: String
+    /// `fdatasync`, or a stand-in that fails (tests of the failure path).
+    private let syncFile: @Sendable (Int32) -> Int32
+    /// Why the last attempt failed (`errno`), while it has not been followed by a success.
+    private let lastFailure = Mutex<Int32?>(nil)
     private let queue = DispatchQueue(label: "idconnect.sqlite.wal-sync")
     private let armed = Atomic<Bool>(false)
     /// Commits on the write connection so far, and how many of them are on the disk. `synced`
@@ -40,9 +44,16 @@ final class WALSync: Sendable {
     }
 
     /// For the database at `databasePath`; its WAL is `databasePath-wal`.
-    init(databasePath: String) {
+    init(databasePath: String, syncFile: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) {
         walPath = databasePath + "-wal"
         directoryPath = (databasePath as NSString).deletingLastPathComponent
+        self.syncFile = syncFile
+    }
+
+    /// Why commits cannot be synced right now (the last attempt failed and none has succeeded
+    /// since), or nil. The store's readiness check reports it (``SQLiteStore/ping()``).
+    var failure: String? {
+        lastFailure.withLock { $0 }.map { "the WAL file \(walPath) could not be synced to disk: \(String(cString: strerror($0)))" }
     }
 
     /// Syncs of the WAL file done so far (for tests and diagnostics).
@@ -85,15 +96,25 @@ final class WALSync: Sendable {
         guard file >= 0 else {
             // SQLite deletes the WAL only after checkpointing all of it into the database file
             // and syncing that (the last connection closing): nothing is left to sync.
-            guard errno == ENOENT else { return false }
-            synced.store(covered, ordering: .sequentiallyConsistent)
-            return true
+            guard errno == ENOENT else { return failed(errno) }
+            return succeeded(covering: covered)
         }
         defer { close(file) }
-        guard fdatasync(file) == 0, syncDirectoryIfNew(file) else { return false }
+        guard syncFile(file) == 0 else { return failed(errno) }
+        guard syncDirectoryIfNew(file) else { return failed(errno) }
         completed.add(1, ordering: .relaxed)
+        return succeeded(covering: covered)
+    }
+
+    private func succeeded(covering covered: Int) -> Bool {
+        lastFailure.withLock { $0 = nil }
         synced.store(covered, ordering: .sequentiallyConsistent)
         return true
+    }
+
+    private func failed(_ error: Int32) -> Bool {
+        lastFailure.withLock { $0 = error }
+        return false
     }
 
     /// A WAL file this sync has not seen before may be newer than its directory entry on the
@@ -110,4 +131,10 @@ final class WALSync: Sendable {
         lastFile.withLock { $0 = identity }
         return true
     }
+}
+
+/// The WAL file could not be synced to disk: commits are held only by the operating system's
+/// cache until a sync succeeds (``SQLiteStore/ping()``).
+struct WALNotSynced: Error, CustomStringConvertible {
+    let description: String
 }

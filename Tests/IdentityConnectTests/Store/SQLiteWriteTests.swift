@@ -3,6 +3,7 @@ import GRDB
 import IdentityCore
 @testable import SQLiteStore
 import StoreContracts
+import Synchronization
 import Testing
 
 /// Short SQLite writes run on the caller's thread; checkpoints run off the commits, on GRDB's
@@ -108,6 +109,33 @@ struct SQLiteWriteTests {
         #expect(store.walSync.unsynced)
         try await store.close()
         #expect(!store.walSync.unsynced)
+    }
+
+    @Test("a WAL sync that fails leaves the store not ready and is tried again every second, with no further commit, until it succeeds")
+    func failedSyncIsRetried() async throws {
+        let disk = FailingDisk()
+        let store = try SQLiteStore(path: Self.temporaryPath(), syncFile: { file in
+            guard disk.failing.load(ordering: .relaxed) else { return fdatasync(file) }
+            errno = EIO
+            return -1
+        })
+        // The migrations' commits: their sync fails.
+        let deadline = Date().addingTimeInterval(20)
+        while store.walSync.failure == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(store.walSync.failure?.contains("could not be synced to disk: Input/output error") == true)
+        #expect(store.walSync.unsynced)
+        await #expect(throws: WALNotSynced.self) { try await store.ping() }
+        // The disk recovers: the next attempt, a second later, syncs the commits and clears it.
+        disk.failing.store(false, ordering: .relaxed)
+        try await Self.waitUntilSynced(store, count: 1)
+        #expect(!store.walSync.unsynced)
+        #expect(store.walSync.failure == nil)
+        try await store.ping()
+        try await store.close()
+    }
+
+    final class FailingDisk: Sendable {
+        let failing = Atomic<Bool>(true)
     }
 
     /// Waits (at most 20 s) until every commit so far is synced and at least `count` syncs ran.
