@@ -37,22 +37,24 @@ public final class SQLiteStore: Sendable {
     /// `-shm` files are readable by the broker's user only (0600, docs/security.md, rule 16):
     /// sessions hold personal data. SQLite gives the journal files the database file's mode.
     public convenience init(path: String) throws {
-        try self.init(path: path, syncFile: { fdatasync($0) })
+        try self.init(path: path, walSync: WALSync())
     }
 
-    /// The same, with `syncFile` standing in for `fdatasync` of the WAL (tests of its failures).
-    init(path: String, syncFile: @escaping @Sendable (Int32) -> Int32) throws {
+    /// The same, with the WAL's syncs made by `walSync` (tests: another interval, failures).
+    init(path: String, walSync: WALSync) throws {
         let url = URL(fileURLWithPath: path)
         try Self.preparePrivateFiles(url)
         let longWrites = LongWrites()
-        let walSync = WALSync(databasePath: url.path, syncFile: syncFile)
         let checkpoints = WALCheckpoints(longWrites: longWrites, sync: walSync)
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.maximumReaderCount = 8
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            if !db.configuration.readonly { checkpoints.install(on: db) }
+            if !db.configuration.readonly, let connection = db.sqliteConnection {
+                checkpoints.install(on: db)
+                walSync.locate(connection)
+            }
         }
         self.longWrites = longWrites
         self.checkpoints = checkpoints
@@ -158,9 +160,10 @@ extension SQLiteStore: MaintenanceStore {
         }
     }
 
-    /// Writes the throttle's last counters (after any flush under way), syncs the WAL, then
-    /// closes the files. (GRDB closes the writer while readers are still open, so SQLite's
-    /// own checkpoint on close may not run; the synced WAL keeps every commit all the same.)
+    /// Writes the throttle's last counters (after any flush under way), closes the files, then
+    /// syncs the WAL: GRDB closes the writer while readers are still open, so SQLite's own
+    /// checkpoint on close may not run. Throws ``WALNotSynced`` when the last commits may not
+    /// be on the disk.
     public func close() async throws {
         var waited = 0
         while throttle.flushing && waited < 1_000 {
@@ -168,9 +171,9 @@ extension SQLiteStore: MaintenanceStore {
             waited += 5
         }
         try? await flushThrottle(closing: true)
-        await walSync.flush()
         try pointReaders.close()
         try pool.close()
+        if let failure = await walSync.close() { throw WALNotSynced(description: failure) }
     }
 }
 

@@ -86,6 +86,9 @@ final class WALCheckpoints: Sendable {
                 }
             }
             if done { completed.add(1, ordering: .relaxed) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_IOERR {
+            // Its sync of the WAL may have been the one the kernel told of a lost write.
+            sync.record(failure: "a WAL checkpoint failed: \(error)")
         } catch {
             return
         }

@@ -1,33 +1,37 @@
 import Dispatch
 import Foundation
+import GRDBSQLite
 import Synchronization
 
-/// Bounds what a power cut can take back: every commit's WAL frames reach the disk within
-/// ``interval`` of the commit, on a thread of their own.
+/// Bounds what a power cut can take back: a sync of every commit's WAL frames starts within
+/// ``interval`` of the commit, on a thread of its own, and a failed or hanging sync is reported.
 ///
 /// With `synchronous = NORMAL` SQLite syncs the WAL only when it checkpoints, and the broker
 /// checkpoints at 4,000 pages (``WALCheckpoints``): on a quiet broker the last commits — a
 /// revocation, a rotated refresh token — could wait hours for that, at the mercy of a power cut
 /// or a host crash the whole time (a crash of the broker alone loses nothing). Here the first
-/// commit after a sync arms a timer; when it fires, the WAL file is synced (`fdatasync` of the
-/// `-wal` file, opened by path, which flushes the file whoever wrote it).
+/// commit after a sync arms a timer; when it fires, the WAL file is synced (`fdatasync` of a
+/// descriptor of the `-wal` file kept for this, which flushes the file whoever wrote it).
 ///
 /// Why not a checkpoint: a passive checkpoint syncs the WAL only when it can copy frames back,
 /// so a reader holding an old snapshot makes it return without syncing anything; and it runs on
 /// the write connection, where short writes would queue behind its copying once a second. The
 /// sync needs neither: frames are complete in the file before SQLite calls the WAL hook that
 /// counts their commit, and SQLite's recovery keeps exactly the commits whose frames check out,
-/// so a synced prefix of the WAL is a durable prefix of the commits.
+/// so a synced prefix of the WAL is a durable prefix of the commits. Opening and closing the
+/// `-wal` file here leaves SQLite's locks alone: closing a descriptor drops the process's POSIX
+/// locks on that file, but SQLite locks the database and `-shm` files, never the WAL.
 final class WALSync: Sendable {
-    /// At most how long a commit waits for its sync (it bounds what a power cut can take back).
+    /// At most how long a commit waits for its sync to start (with the sync's own time, what a
+    /// power cut can take back).
     static let interval: DispatchTimeInterval = .seconds(1)
+    /// How long a sync may take before the store reports itself not ready (a disk that hangs).
+    static let slowSync: Duration = .seconds(5)
 
-    private let walPath: String
-    private let directoryPath: String
+    private let interval: DispatchTimeInterval
+    private let slowSync: Duration
     /// `fdatasync`, or a stand-in that fails (tests of the failure path).
     private let syncFile: @Sendable (Int32) -> Int32
-    /// Why the last attempt failed (`errno`), while it has not been followed by a success.
-    private let lastFailure = Mutex<Int32?>(nil)
     private let queue = DispatchQueue(label: "idconnect.sqlite.wal-sync")
     private let armed = Atomic<Bool>(false)
     /// Commits on the write connection so far, and how many of them are on the disk. `synced`
@@ -35,25 +39,54 @@ final class WALSync: Sendable {
     private let commits = Atomic<Int>(0)
     private let synced = Atomic<Int>(0)
     private let completed = Atomic<Int>(0)
-    /// The WAL file last synced (device and inode): a new one's directory entry is synced too.
-    private let lastFile = Mutex<FileIdentity?>(nil)
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The WAL's name as SQLite resolved it (``locate(_:)``), and a descriptor of it kept
+        /// open, so that it hears of every write-back error since its last sync (a descriptor
+        /// opened later hears only of those nobody was told of).
+        var walPath: String?
+        var file: Int32 = -1
+        var identity: FileIdentity?
+        /// The first failure; it stays until the broker restarts (see ``failure``).
+        var failure: String?
+        /// When the sync under way started.
+        var syncStarted: ContinuousClock.Instant?
+        var closed = false
+    }
 
     private struct FileIdentity: Equatable {
         var device: UInt64
         var inode: UInt64
     }
 
-    /// For the database at `databasePath`; its WAL is `databasePath-wal`.
-    init(databasePath: String, syncFile: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) {
-        walPath = databasePath + "-wal"
-        directoryPath = (databasePath as NSString).deletingLastPathComponent
+    /// `interval` and `slowSync` are ``interval`` and ``slowSync`` but in tests.
+    init(interval: DispatchTimeInterval = WALSync.interval, slowSync: Duration = WALSync.slowSync,
+         syncFile: @escaping @Sendable (Int32) -> Int32 = { fdatasync($0) }) {
+        self.interval = interval
+        self.slowSync = slowSync
         self.syncFile = syncFile
     }
 
-    /// Why commits cannot be synced right now (the last attempt failed and none has succeeded
-    /// since), or nil. The store's readiness check reports it (``SQLiteStore/ping()``).
+    /// Records the WAL's name from the write connection (SQLite's, with symbolic links resolved);
+    /// call it from `prepareDatabase`.
+    func locate(_ connection: OpaquePointer) {
+        guard let database = sqlite3_db_filename(connection, "main"), let wal = sqlite3_filename_wal(database) else { return }
+        let path = String(cString: wal)
+        state.withLock { if $0.walPath == nil { $0.walPath = path } }
+    }
+
+    /// Why the last commits may not be on the disk, or nil. A failed sync is not forgiven when a
+    /// later one succeeds: Linux reports a write-back error once and marks the pages clean, so
+    /// the later success says nothing of the lost writes. The store's readiness check reports
+    /// this (``SQLiteStore/ping()``) until the broker restarts; so it does a sync that has taken
+    /// longer than ``slowSync``.
     var failure: String? {
-        lastFailure.withLock { $0 }.map { "the WAL file \(walPath) could not be synced to disk: \(String(cString: strerror($0)))" }
+        state.withLock { state in
+            if let failure = state.failure { return failure }
+            guard let started = state.syncStarted, started.duration(to: .now) > slowSync else { return nil }
+            return "the WAL file \(state.walPath ?? "?") has been syncing to disk for more than \(slowSync)"
+        }
     }
 
     /// Syncs of the WAL file done so far (for tests and diagnostics).
@@ -66,25 +99,39 @@ final class WALSync: Sendable {
     func committed() {
         commits.add(1, ordering: .sequentiallyConsistent)
         guard !armed.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        queue.asyncAfter(deadline: .now() + Self.interval) { self.timerFired() }
+        queue.asyncAfter(deadline: .now() + interval) { self.timerFired() }
     }
 
-    /// Syncs now what is committed, waiting for it off the caller's thread (the store's close).
-    func flush() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+    /// Records a failure found elsewhere (a checkpoint's I/O error: its sync of the WAL may
+    /// have been the one told of a lost write).
+    func record(failure: String) {
+        state.withLock { if $0.failure == nil { $0.failure = failure } }
+    }
+
+    /// The store's close, after its connections closed: syncs what is committed, closes the
+    /// descriptor and stops the timer. Returns ``failure`` (nil when all is on the disk).
+    func close() async -> String? {
+        await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
             queue.async {
                 _ = self.syncCommitted()
-                done.resume()
+                let failure = self.state.withLock { state -> String? in
+                    state.closed = true
+                    if state.file >= 0 { Glibc.close(state.file) }
+                    state.file = -1
+                    return state.failure
+                }
+                done.resume(returning: failure)
             }
         }
     }
 
     /// Disarms before it looks, so a commit it does not see arms the next timer. A failed sync
-    /// (an I/O error) is tried again an interval later, without waiting for another commit.
+    /// is tried again an interval later, without waiting for another commit.
     private func timerFired() {
         armed.store(false, ordering: .sequentiallyConsistent)
-        guard !syncCommitted(), !armed.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        queue.asyncAfter(deadline: .now() + Self.interval) { self.timerFired() }
+        guard !state.withLock({ $0.closed }), !syncCommitted(),
+              !armed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        queue.asyncAfter(deadline: .now() + interval) { self.timerFired() }
     }
 
     /// Syncs the WAL file if a commit counted so far is not on the disk; on `queue` only.
@@ -92,49 +139,70 @@ final class WALSync: Sendable {
     private func syncCommitted() -> Bool {
         let covered = commits.load(ordering: .sequentiallyConsistent)
         guard synced.load(ordering: .sequentiallyConsistent) < covered else { return true }
-        let file = open(walPath, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else {
-            // SQLite deletes the WAL only after checkpointing all of it into the database file
-            // and syncing that (the last connection closing): nothing is left to sync.
-            guard errno == ENOENT else { return failed(errno) }
-            return succeeded(covering: covered)
-        }
-        defer { close(file) }
-        guard syncFile(file) == 0 else { return failed(errno) }
-        guard syncDirectoryIfNew(file) else { return failed(errno) }
+        state.withLock { $0.syncStarted = .now }
+        defer { state.withLock { $0.syncStarted = nil } }
+        guard let file = currentFile() else { return false }
+        guard syncFile(file) == 0 else { return failed("could not be synced to disk: \(String(cString: strerror(errno)))") }
         completed.add(1, ordering: .relaxed)
-        return succeeded(covering: covered)
-    }
-
-    private func succeeded(covering covered: Int) -> Bool {
-        lastFailure.withLock { $0 = nil }
         synced.store(covered, ordering: .sequentiallyConsistent)
         return true
     }
 
-    private func failed(_ error: Int32) -> Bool {
-        lastFailure.withLock { $0 = error }
-        return false
+    /// The kept descriptor of the WAL, opened (and its directory entry synced) when there is none
+    /// or SQLite's WAL is now another file. While the store is open the WAL exists from the
+    /// first commit on: SQLite deletes it only when the last connection closes.
+    private func currentFile() -> Int32? {
+        guard let path = state.withLock({ $0.walPath }) else { return fail("has no name (the write connection was not located)") }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return fail("is missing: \(String(cString: strerror(errno)))") }
+        let identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        let (kept, keptIdentity) = state.withLock { ($0.file, $0.identity) }
+        if kept >= 0, keptIdentity == identity { return kept }
+        if kept >= 0 {
+            // The file SQLite wrote before: sync what it holds, then let it go.
+            let result = syncFile(kept)
+            let error = errno
+            Glibc.close(kept)
+            state.withLock { $0.file = -1 }
+            guard result == 0 else { return fail("could not be synced to disk: \(String(cString: strerror(error)))") }
+        }
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return fail("could not be opened: \(String(cString: strerror(errno)))") }
+        // A new file's directory entry may not be on the disk yet.
+        let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else {
+            Glibc.close(file)
+            return fail("has a directory that could not be opened: \(String(cString: strerror(errno)))")
+        }
+        let synced = fsync(directory)
+        let error = errno
+        Glibc.close(directory)
+        guard synced == 0 else {
+            Glibc.close(file)
+            return fail("has a directory that could not be synced: \(String(cString: strerror(error)))")
+        }
+        state.withLock { state in
+            state.file = file
+            state.identity = identity
+        }
+        return file
     }
 
-    /// A WAL file this sync has not seen before may be newer than its directory entry on the
-    /// disk; syncing the directory once makes the entry durable too.
-    private func syncDirectoryIfNew(_ file: Int32) -> Bool {
-        var status = stat()
-        guard fstat(file, &status) == 0 else { return false }
-        let identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-        guard lastFile.withLock({ $0 }) != identity else { return true }
-        let directory = open(directoryPath.isEmpty ? "." : directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else { return false }
-        defer { close(directory) }
-        guard fsync(directory) == 0 else { return false }
-        lastFile.withLock { $0 = identity }
-        return true
+    private func fail(_ reason: String) -> Int32? {
+        _ = failed(reason)
+        return nil
+    }
+
+    private func failed(_ reason: String) -> Bool {
+        state.withLock { state in
+            if state.failure == nil { state.failure = "the WAL file \(state.walPath ?? "?") \(reason)" }
+        }
+        return false
     }
 }
 
-/// The WAL file could not be synced to disk: commits are held only by the operating system's
-/// cache until a sync succeeds (``SQLiteStore/ping()``).
+/// The WAL file could not be synced to disk, or a sync hangs: the last commits may be lost on
+/// a power cut (``SQLiteStore/ping()``, ``SQLiteStore/close()``).
 struct WALNotSynced: Error, CustomStringConvertible {
     let description: String
 }

@@ -21,7 +21,7 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
         server: brokerHTTPServer(limits, tls: prepared.tls, documents: .wellKnown(prepared.engine), metrics: prepared.metrics),
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
         services: [
-            StoreCloser(store: prepared.engine.store),
+            StoreCloser(store: prepared.engine.store, logger: logger),
             MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
             MetadataRefreshService(engine: prepared.engine, interval: maintenanceInterval),
             ReloadService(prepared: prepared, logger: logger),
@@ -114,12 +114,18 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     return router
 }
 
-/// Closes storage cleanly when the service group shuts down.
+/// Closes storage cleanly when the service group shuts down, and says so when it could not
+/// (SQLite: the last commits may not be on the disk).
 struct StoreCloser: Service {
     let store: any BrokerStore
+    let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
-        try? await store.close()
+        do {
+            try await store.close()
+        } catch {
+            logger.error("storage did not close cleanly", metadata: ["error": "\(error)"])
+        }
     }
 }

@@ -67,12 +67,14 @@ struct SQLiteWriteTests {
         try await store.close()
     }
 
-    @Test("a commit far under the checkpoint threshold reaches the disk within the sync interval, a reader's old snapshot notwithstanding; an idle store syncs nothing")
+    @Test("a commit far under the checkpoint threshold reaches the disk within seconds, a reader's old snapshot notwithstanding; an idle store syncs nothing")
     func quietCommitsAreSynced() async throws {
         let path = Self.temporaryPath()
-        let store = try SQLiteStore(path: path)
+        // Three seconds, not one: room for a loaded machine between the commit and the check
+        // that it is not synced yet.
+        let store = try SQLiteStore(path: path, walSync: WALSync(interval: .seconds(3)))
         // The migrations' commits are synced first.
-        try await Self.waitUntilSynced(store, count: 0)
+        try await Self.waitUntilSynced(store, count: 1)
         // Another connection holds a read transaction on the snapshot before the commit (a
         // passive checkpoint returns without syncing the WAL when readers keep it from copying).
         let other = try DatabaseQueue(path: path)
@@ -87,16 +89,19 @@ struct SQLiteWriteTests {
         reader.start()
         #expect(reading.wait(timeout: .now() + 10) == .success)
         let before = store.walSync.count
+        let committed = Date()
         try await store.insertSession(StoreConformanceTests.session("quiet"))
         // A few pages in the WAL, nowhere near the threshold: nothing but the timer syncs them.
         #expect(store.walSync.unsynced)
         try await Self.waitUntilSynced(store, count: before + 1)
         #expect(!store.walSync.unsynced)
+        #expect(Date().timeIntervalSince(committed) < 10)
         #expect(store.walSync.count == before + 1)
         #expect(store.checkpoints.count == 0)
+        #expect(store.walSync.failure == nil)
         release.signal()
         // With nothing committed, no timer is armed and nothing is synced.
-        try await Task.sleep(for: .milliseconds(2_500))
+        try await Task.sleep(for: .milliseconds(7_000))
         #expect(store.walSync.count == before + 1)
         try other.close()
         try await store.close()
@@ -104,38 +109,82 @@ struct SQLiteWriteTests {
 
     @Test("closing syncs the last commits at once")
     func closeSyncs() async throws {
-        let store = try SQLiteStore(path: Self.temporaryPath())
+        // A timer that would not fire during the test: only the close can sync.
+        let store = try SQLiteStore(path: Self.temporaryPath(), walSync: WALSync(interval: .seconds(600)))
         try await store.insertSession(StoreConformanceTests.session("last"))
         #expect(store.walSync.unsynced)
+        #expect(store.walSync.count == 0)
         try await store.close()
         #expect(!store.walSync.unsynced)
+        #expect(store.walSync.count == 1)
     }
 
-    @Test("a WAL sync that fails leaves the store not ready and is tried again every second, with no further commit, until it succeeds")
+    @Test("the WAL synced is the one SQLite writes, beside the database a symbolic link names")
+    func symbolicLinkPath() async throws {
+        let real = Self.temporaryPath()
+        let link = Self.temporaryPath()
+        try await SQLiteStore(path: real).close()
+        try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let store = try SQLiteStore(path: link, walSync: WALSync(interval: .seconds(600)))
+        try await store.insertSession(StoreConformanceTests.session("linked"))
+        try await store.close()
+        #expect(!store.walSync.unsynced)
+        #expect(store.walSync.count == 1)
+        #expect(store.walSync.failure == nil)
+    }
+
+    @Test("a WAL sync that fails is tried again every second with no further commit, and leaves the store not ready until it restarts")
     func failedSyncIsRetried() async throws {
         let disk = FailingDisk()
-        let store = try SQLiteStore(path: Self.temporaryPath(), syncFile: { file in
+        let store = try SQLiteStore(path: Self.temporaryPath(), walSync: WALSync(syncFile: { file in
             guard disk.failing.load(ordering: .relaxed) else { return fdatasync(file) }
             errno = EIO
             return -1
-        })
+        }))
         // The migrations' commits: their sync fails.
         let deadline = Date().addingTimeInterval(20)
         while store.walSync.failure == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(store.walSync.failure?.contains("could not be synced to disk: Input/output error") == true)
         #expect(store.walSync.unsynced)
         await #expect(throws: WALNotSynced.self) { try await store.ping() }
-        // The disk recovers: the next attempt, a second later, syncs the commits and clears it.
+        // The disk answers again: the next attempt, a second later, syncs the commits. A write
+        // the kernel failed to write back is not written by a later sync, so the store stays
+        // not ready, and its close says so.
         disk.failing.store(false, ordering: .relaxed)
         try await Self.waitUntilSynced(store, count: 1)
         #expect(!store.walSync.unsynced)
+        await #expect(throws: WALNotSynced.self) { try await store.ping() }
+        await #expect(throws: WALNotSynced.self) { try await store.close() }
+    }
+
+    @Test("a sync that hangs leaves the store not ready while it lasts")
+    func slowSyncIsReported() async throws {
+        let disk = FailingDisk(failing: false)
+        let released = DispatchSemaphore(value: 0)
+        let store = try SQLiteStore(path: Self.temporaryPath(), walSync: WALSync(interval: .milliseconds(10), slowSync: .milliseconds(200), syncFile: { file in
+            // Hangs (until the test lets it go) once the disk is made slow.
+            if disk.failing.load(ordering: .relaxed) { _ = released.wait(timeout: .now() + 20) }
+            return fdatasync(file)
+        }))
+        try await Self.waitUntilSynced(store, count: 1)
+        disk.failing.store(true, ordering: .relaxed)
+        try await store.insertSession(StoreConformanceTests.session("slow"))
+        let deadline = Date().addingTimeInterval(20)
+        while store.walSync.failure == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(store.walSync.failure?.contains("has been syncing to disk for more than") == true)
+        await #expect(throws: WALNotSynced.self) { try await store.ping() }
+        disk.failing.store(false, ordering: .relaxed)
+        released.signal()
+        try await Self.waitUntilSynced(store, count: 2)
         #expect(store.walSync.failure == nil)
         try await store.ping()
         try await store.close()
     }
 
     final class FailingDisk: Sendable {
-        let failing = Atomic<Bool>(true)
+        let failing: Atomic<Bool>
+        init(failing: Bool = true) { self.failing = Atomic(failing) }
     }
 
     /// Waits (at most 20 s) until every commit so far is synced and at least `count` syncs ran.
