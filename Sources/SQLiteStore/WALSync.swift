@@ -113,7 +113,7 @@ final class WALSync: Sendable {
     func close() async -> String? {
         await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
             queue.async {
-                _ = self.syncCommitted()
+                _ = self.syncCommitted(closing: true)
                 let failure = self.state.withLock { state -> String? in
                     state.closed = true
                     if state.file >= 0 { Glibc.close(state.file) }
@@ -136,11 +136,17 @@ final class WALSync: Sendable {
 
     /// Syncs the WAL file if a commit counted so far is not on the disk; on `queue` only.
     /// Returns false when the sync failed.
-    private func syncCommitted() -> Bool {
+    private func syncCommitted(closing: Bool = false) -> Bool {
         let covered = commits.load(ordering: .sequentiallyConsistent)
         guard synced.load(ordering: .sequentiallyConsistent) < covered else { return true }
         state.withLock { $0.syncStarted = .now }
         defer { state.withLock { $0.syncStarted = nil } }
+        if closing, let path = state.withLock({ $0.walPath }), access(path, F_OK) != 0, errno == ENOENT {
+            // All connections are closed and the WAL is gone: SQLite deletes it only after
+            // copying all of it into the database file and syncing that.
+            synced.store(covered, ordering: .sequentiallyConsistent)
+            return true
+        }
         guard let file = currentFile() else { return false }
         guard syncFile(file) == 0 else { return failed("could not be synced to disk: \(String(cString: strerror(errno)))") }
         completed.add(1, ordering: .relaxed)
@@ -150,7 +156,8 @@ final class WALSync: Sendable {
 
     /// The kept descriptor of the WAL, opened (and its directory entry synced) when there is none
     /// or SQLite's WAL is now another file. While the store is open the WAL exists from the
-    /// first commit on: SQLite deletes it only when the last connection closes.
+    /// first commit on (SQLite deletes it only when the last connection closes), so a missing
+    /// one is a failure.
     private func currentFile() -> Int32? {
         guard let path = state.withLock({ $0.walPath }) else { return fail("has no name (the write connection was not located)") }
         var status = stat()

@@ -134,6 +134,30 @@ struct SQLiteWriteTests {
         #expect(store.walSync.failure == nil)
     }
 
+    @Test("a WAL that SQLite deleted when its last connection closed counts as synced at close")
+    func walDeletedOnClose() async throws {
+        let path = Self.temporaryPath()
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let sync = WALSync(interval: .seconds(600))
+        // One connection, the last to close: SQLite checkpoints the WAL into the database file,
+        // syncs that and deletes the WAL.
+        let queue = try DatabaseQueue(path: path)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            if let connection = db.sqliteConnection { sync.locate(connection) }
+            try db.execute(sql: "CREATE TABLE t(x)")
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        sync.committed()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        try queue.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(sync.unsynced)
+        let failure = await sync.close()
+        #expect(failure == nil)
+        #expect(!sync.unsynced)
+    }
+
     @Test("a WAL sync that fails is tried again every second with no further commit, and leaves the store not ready until it restarts")
     func failedSyncIsRetried() async throws {
         let disk = FailingDisk()
