@@ -171,9 +171,17 @@ extension SQLiteStore: MaintenanceStore {
             waited += 5
         }
         try? await flushThrottle(closing: true)
-        try pointReaders.close()
-        try pool.close()
-        if let failure = await walSync.close() { throw WALNotSynced(description: failure) }
+        var closeError: (any Error)?
+        do {
+            try pointReaders.close()
+            try pool.close()
+        } catch {
+            closeError = error
+        }
+        // Even when a connection would not close: the commits so far are synced.
+        let failure = await walSync.close()
+        if let closeError { throw closeError }
+        if let failure { throw WALNotSynced(description: failure) }
     }
 }
 

@@ -4,7 +4,8 @@ import GRDBSQLite
 import Synchronization
 
 /// Bounds what a power cut can take back: a sync of every commit's WAL frames starts within
-/// ``interval`` of the commit, on a thread of its own, and a failed or hanging sync is reported.
+/// ``interval`` of the commit (or as soon as the sync before it returns), on a thread of its
+/// own, and a failed or hanging sync is reported.
 ///
 /// With `synchronous = NORMAL` SQLite syncs the WAL only when it checkpoints, and the broker
 /// checkpoints at 4,000 pages (``WALCheckpoints``): on a quiet broker the last commits — a
@@ -58,6 +59,11 @@ final class WALSync: Sendable {
     private struct FileIdentity: Equatable {
         var device: UInt64
         var inode: UInt64
+
+        init(_ status: stat) {
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
     }
 
     /// `interval` and `slowSync` are ``interval`` and ``slowSync`` but in tests.
@@ -79,8 +85,8 @@ final class WALSync: Sendable {
     /// Why the last commits may not be on the disk, or nil. A failed sync is not forgiven when a
     /// later one succeeds: Linux reports a write-back error once and marks the pages clean, so
     /// the later success says nothing of the lost writes. The store's readiness check reports
-    /// this (``SQLiteStore/ping()``) until the broker restarts; so it does a sync that has taken
-    /// longer than ``slowSync``.
+    /// this (``SQLiteStore/ping()``) until the broker restarts; and a sync running for longer
+    /// than ``slowSync``, while it runs.
     var failure: String? {
         state.withLock { state in
             if let failure = state.failure { return failure }
@@ -99,7 +105,7 @@ final class WALSync: Sendable {
     func committed() {
         commits.add(1, ordering: .sequentiallyConsistent)
         guard !armed.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        queue.asyncAfter(deadline: .now() + interval) { self.timerFired() }
+        armTimer()
     }
 
     /// Records a failure found elsewhere (a checkpoint's I/O error: its sync of the WAL may
@@ -109,9 +115,12 @@ final class WALSync: Sendable {
     }
 
     /// The store's close, after its connections closed: syncs what is committed, closes the
-    /// descriptor and stops the timer. Returns ``failure`` (nil when all is on the disk).
+    /// descriptor and stops the timer. Returns ``failure`` (nil when all is on the disk), or
+    /// says so when a sync under way has not returned within ``slowSync`` (the shutdown does not
+    /// wait for a disk that hangs).
     func close() async -> String? {
-        await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
+        let answered = Atomic<Bool>(false)
+        return await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
             queue.async {
                 _ = self.syncCommitted(closing: true)
                 let failure = self.state.withLock { state -> String? in
@@ -120,9 +129,25 @@ final class WALSync: Sendable {
                     state.file = -1
                     return state.failure
                 }
-                done.resume(returning: failure)
+                if !answered.exchange(true, ordering: .sequentiallyConsistent) { done.resume(returning: failure) }
+            }
+            let path = state.withLock { $0.walPath ?? "?" }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(slowSync / .nanoseconds(1)))) {
+                if !answered.exchange(true, ordering: .sequentiallyConsistent) {
+                    done.resume(returning: "the WAL file \(path) was still syncing to disk when the store closed")
+                }
             }
         }
+    }
+
+    deinit {
+        let file = state.withLock { $0.file }
+        if file >= 0 { Glibc.close(file) }
+    }
+
+    /// Held weakly: a store dropped without `close()` lets this go (and its descriptor).
+    private func armTimer() {
+        queue.asyncAfter(deadline: .now() + interval) { [weak self] in self?.timerFired() }
     }
 
     /// Disarms before it looks, so a commit it does not see arms the next timer. A failed sync
@@ -131,7 +156,7 @@ final class WALSync: Sendable {
         armed.store(false, ordering: .sequentiallyConsistent)
         guard !state.withLock({ $0.closed }), !syncCommitted(),
               !armed.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        queue.asyncAfter(deadline: .now() + interval) { self.timerFired() }
+        armTimer()
     }
 
     /// Syncs the WAL file if a commit counted so far is not on the disk; on `queue` only.
@@ -141,15 +166,36 @@ final class WALSync: Sendable {
         guard synced.load(ordering: .sequentiallyConsistent) < covered else { return true }
         state.withLock { $0.syncStarted = .now }
         defer { state.withLock { $0.syncStarted = nil } }
-        if closing, let path = state.withLock({ $0.walPath }), access(path, F_OK) != 0, errno == ENOENT {
+        let file: Int32
+        if closing, let gone = keptFileIfWALGone() {
             // All connections are closed and the WAL is gone: SQLite deletes it only after
-            // copying all of it into the database file and syncing that.
-            synced.store(covered, ordering: .sequentiallyConsistent)
-            return true
+            // copying all of it into the database file and syncing that. A descriptor still
+            // kept is synced all the same, for any write-back error it has to tell.
+            guard let kept = gone else { return succeeded(covering: covered) }
+            file = kept
+        } else {
+            guard let current = currentFile() else { return false }
+            file = current
         }
-        guard let file = currentFile() else { return false }
-        guard syncFile(file) == 0 else { return failed("could not be synced to disk: \(String(cString: strerror(errno)))") }
+        guard syncFile(file) == 0 else {
+            let error = errno
+            return failed("could not be synced to disk: \(Self.describe(error))")
+        }
         completed.add(1, ordering: .relaxed)
+        return succeeded(covering: covered)
+    }
+
+    /// At close: nil when the WAL file exists; else the kept descriptor, if any (`.some(nil)`
+    /// when none is kept).
+    private func keptFileIfWALGone() -> Int32?? {
+        guard let path = state.withLock({ $0.walPath }), access(path, F_OK) != 0, errno == ENOENT else { return nil }
+        let kept = state.withLock { $0.file }
+        return .some(kept >= 0 ? kept : nil)
+    }
+
+    private func succeeded(covering covered: Int) -> Bool {
+        // Not "syncing" any more before the commits count as synced (readiness reads both).
+        state.withLock { $0.syncStarted = nil }
         synced.store(covered, ordering: .sequentiallyConsistent)
         return true
     }
@@ -161,39 +207,57 @@ final class WALSync: Sendable {
     private func currentFile() -> Int32? {
         guard let path = state.withLock({ $0.walPath }) else { return fail("has no name (the write connection was not located)") }
         var status = stat()
-        guard stat(path, &status) == 0 else { return fail("is missing: \(String(cString: strerror(errno)))") }
-        let identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        guard stat(path, &status) == 0 else {
+            let error = errno
+            return fail("is missing: \(Self.describe(error))")
+        }
         let (kept, keptIdentity) = state.withLock { ($0.file, $0.identity) }
-        if kept >= 0, keptIdentity == identity { return kept }
+        if kept >= 0, keptIdentity == FileIdentity(status) { return kept }
         if kept >= 0 {
             // The file SQLite wrote before: sync what it holds, then let it go.
             let result = syncFile(kept)
             let error = errno
             Glibc.close(kept)
             state.withLock { $0.file = -1 }
-            guard result == 0 else { return fail("could not be synced to disk: \(String(cString: strerror(error)))") }
+            guard result == 0 else { return fail("could not be synced to disk: \(Self.describe(error))") }
         }
         let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return fail("could not be opened: \(String(cString: strerror(errno)))") }
-        // A new file's directory entry may not be on the disk yet.
-        let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directory >= 0 else {
-            Glibc.close(file)
-            return fail("has a directory that could not be opened: \(String(cString: strerror(errno)))")
+        guard file >= 0 else {
+            let error = errno
+            return fail("could not be opened: \(Self.describe(error))")
         }
-        let synced = fsync(directory)
-        let error = errno
-        Glibc.close(directory)
-        guard synced == 0 else {
+        var opened = stat()
+        guard fstat(file, &opened) == 0 else {
+            let error = errno
             Glibc.close(file)
-            return fail("has a directory that could not be synced: \(String(cString: strerror(error)))")
+            return fail("could not be examined: \(Self.describe(error))")
+        }
+        // A new file's directory entry may not be on the disk yet.
+        if let reason = Self.syncDirectory(of: path) {
+            Glibc.close(file)
+            return fail(reason)
         }
         state.withLock { state in
             state.file = file
-            state.identity = identity
+            state.identity = FileIdentity(opened)
         }
         return file
     }
+
+    /// Syncs the directory holding `path`; the reason when it could not.
+    private static func syncDirectory(of path: String) -> String? {
+        let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else {
+            let error = errno
+            return "has a directory that could not be opened: \(describe(error))"
+        }
+        let result = fsync(directory)
+        let error = errno
+        Glibc.close(directory)
+        return result == 0 ? nil : "has a directory that could not be synced: \(describe(error))"
+    }
+
+    private static func describe(_ error: Int32) -> String { String(cString: strerror(error)) }
 
     private func fail(_ reason: String) -> Int32? {
         _ = failed(reason)

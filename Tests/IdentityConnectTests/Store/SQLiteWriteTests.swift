@@ -206,6 +206,31 @@ struct SQLiteWriteTests {
         try await store.close()
     }
 
+    @Test("closing waits for a sync that hangs no longer than the slow-sync limit, and says so")
+    func closeDoesNotWaitForAHangingSync() async throws {
+        let disk = FailingDisk(failing: false)
+        let released = DispatchSemaphore(value: 0)
+        let store = try SQLiteStore(path: Self.temporaryPath(), walSync: WALSync(interval: .milliseconds(10), slowSync: .milliseconds(300), syncFile: { file in
+            if disk.failing.load(ordering: .relaxed) { _ = released.wait(timeout: .now() + 20) }
+            return fdatasync(file)
+        }))
+        try await Self.waitUntilSynced(store, count: 1)
+        disk.failing.store(true, ordering: .relaxed)
+        try await store.insertSession(StoreConformanceTests.session("hanging"))
+        let deadline = Date().addingTimeInterval(20)
+        while store.walSync.failure == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let closing = Date()
+        do {
+            try await store.close()
+            Issue.record("the close should report the sync that hangs")
+        } catch let error as WALNotSynced {
+            #expect(error.description.contains("was still syncing to disk when the store closed"))
+        }
+        #expect(Date().timeIntervalSince(closing) < 15)
+        disk.failing.store(false, ordering: .relaxed)
+        released.signal()
+    }
+
     final class FailingDisk: Sendable {
         let failing: Atomic<Bool>
         init(failing: Bool = true) { self.failing = Atomic(failing) }
