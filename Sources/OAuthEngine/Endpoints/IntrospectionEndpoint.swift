@@ -25,7 +25,7 @@ public struct IntrospectionEndpoint: Sendable {
     private func introspectAccess(_ token: String, caller: AuthenticatedClient) async throws -> [String: JSONValue]? {
         let verified: VerifiedAccessToken
         do {
-            verified = try await validation.verifyAndRefresh(token).0
+            verified = try await validation.verifyAndRefreshSession(token)
         } catch let error as OAuthError where error.code == .invalidToken {
             return nil
         }

@@ -58,21 +58,31 @@ public struct ValidationEndpoint: Sendable {
         try await refreshing(try await verifier.verifyAccessToken(token))
     }
 
+    /// Verifies a token and brings its upstream sign-in up to date without opening the sealed
+    /// upstream token (introspection and userinfo never show it, so they skip the decryption).
+    public func verifyAndRefreshSession(_ token: String) async throws -> VerifiedAccessToken {
+        try await refreshedSession(try await verifier.verifyAccessToken(token))
+    }
+
     private func refreshing(_ verified: VerifiedAccessToken) async throws -> (VerifiedAccessToken, UpstreamToken?) {
+        let fresh = try await refreshedSession(verified)
+        do {
+            return (fresh, try upstream.open(of: fresh.session))
+        } catch {
+            throw OAuthError.wrapping(error, "open upstream token")
+        }
+    }
+
+    private func refreshedSession(_ verified: VerifiedAccessToken) async throws -> VerifiedAccessToken {
         let session: LoginSession
         do {
             session = try await refresher.ensureFresh(verified.session, authService: verified.client.authService)
         } catch let ended as SessionEnded {
             throw OAuthError.invalidToken(ended.reason)
         }
-        let fresh = VerifiedAccessToken(jti: verified.jti, scope: verified.scope, issuedAt: verified.issuedAt,
-                                        expiresAt: verified.expiresAt, family: verified.family, session: session, client: verified.client,
-                                        audiences: verified.audiences)
-        do {
-            return (fresh, try upstream.open(of: session))
-        } catch {
-            throw OAuthError.wrapping(error, "open upstream token")
-        }
+        return VerifiedAccessToken(jti: verified.jti, scope: verified.scope, issuedAt: verified.issuedAt,
+                                   expiresAt: verified.expiresAt, family: verified.family, session: session, client: verified.client,
+                                   audiences: verified.audiences)
     }
 
     /// The gateway's target (docs/protocol.md, "Data-link gateway"): 401 for a bad token, 404 for
@@ -92,7 +102,7 @@ public struct ValidationEndpoint: Sendable {
 
     /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope.
     public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
-        let verified = try await verifyAndRefresh(accessToken).0
+        let verified = try await verifyAndRefreshSession(accessToken)
         guard Scopes.contains(verified.scope, "openid") else {
             throw OAuthError(.invalidToken, "The access token was not issued with the openid scope.", status: 403)
         }
