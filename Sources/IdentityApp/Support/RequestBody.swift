@@ -15,15 +15,16 @@ package enum RequestParameters {
                      maxValueLength: Int = OAuthParameters.maxValueLength) async throws -> OAuthParameters {
         var request = request
         let buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        let data = Data(buffer: buffer)
-        let contentType = request.headers.value(.contentType)?.lowercased() ?? ""
-        if contentType.hasPrefix("application/json") {
-            return try OAuthParameters(pairs: try decodeJSON(data), maxValueLength: maxValueLength)
+        let contentType = request.headers.value(.contentType) ?? ""
+        if contentType.hasASCIICaseInsensitivePrefix("application/json") {
+            return try OAuthParameters(pairs: try decodeJSON(Data(buffer: buffer)), maxValueLength: maxValueLength)
         }
-        if !contentType.isEmpty && !contentType.hasPrefix("application/x-www-form-urlencoded") {
+        if !contentType.isEmpty && !contentType.hasASCIICaseInsensitivePrefix("application/x-www-form-urlencoded") {
             throw OAuthError.invalidRequest("Send the parameters as application/x-www-form-urlencoded.")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        // Straight from the buffer's bytes: through `Data` and Foundation's `String(data:encoding:)`
+        // the body was copied twice per introspection or token call.
+        guard let text = buffer.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) }) else {
             throw OAuthError.invalidRequest("The request body is not UTF-8.")
         }
         return try OAuthParameters(pairs: decodeForm(text), maxValueLength: maxValueLength)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Base64url without padding (RFC 4648 §5), as JOSE and PKCE use it.
+/// Base64url without padding (RFC 4648 §5), as JOSE and PKCE use it; and the padded standard
+/// alphabet of HTTP Basic credentials, which every introspection and token call decodes.
 ///
 /// Works on UTF-8 bytes with lookup tables: token validation decodes every access token, so
 /// this sits on the hottest path of the broker.
@@ -51,6 +52,28 @@ public enum Base64URL {
     /// Decodes into a byte array written through one unsafe buffer: appending to `Data` byte
     /// by byte cost more than the JWT signature check on the validate path.
     public static func decodeToArray(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        decodeUnpadded(bytes, table: table, canonical: true)
+    }
+
+    /// Decodes padded standard base64 (RFC 4648 §4, the alphabet with `+` and `/`), as HTTP Basic
+    /// credentials carry it: the length a multiple of four, at most two `=` and only at the end.
+    /// Like Foundation's `Data(base64Encoded:)`, bits left over in the last character are ignored.
+    public static func decodeStandardPadded(bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard bytes.count % 4 == 0 else { return nil }
+        var end = bytes.count
+        while end > 0, bytes.count - end < 2, bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        return decodeUnpadded(UnsafeBufferPointer(rebasing: bytes[..<end]), table: standardTable, canonical: false)
+    }
+
+    private static let standardTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
+        return table
+    }()
+
+    private static func decodeUnpadded(_ bytes: UnsafeBufferPointer<UInt8>, table: [UInt8], canonical: Bool) -> [UInt8]? {
         let count = bytes.count
         if count % 4 == 1 { return nil }
         let outputCount = count / 4 * 3 + max(0, count % 4 - 1)
@@ -80,7 +103,7 @@ public enum Base64URL {
         }
         guard valid else { return nil }
         // Leftover bits must be zero (canonical encoding).
-        if leftoverBits > 0 && leftover & ((1 << UInt32(leftoverBits)) - 1) != 0 { return nil }
+        if canonical, leftoverBits > 0 && leftover & ((1 << UInt32(leftoverBits)) - 1) != 0 { return nil }
         return output
     }
 }

@@ -183,6 +183,15 @@ struct FormDecodingTests {
                 #expect(response.status == .badRequest, "\(body)")
                 #expect(response.json["error"] as? String == "invalid_request")
             }
+            // Raw bytes that are not UTF-8 (no escape involved): refused, not repaired.
+            let raw = try await client.execute(uri: "/oauth/auth", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                               body: ByteBuffer(bytes: Array("client_id=kid_test&state=".utf8) + [0xFF, 0xFE]))
+            #expect(raw.status == .badRequest)
+            #expect(raw.json["error_description"] as? String == "The request body is not UTF-8.")
+            // The media type is case-insensitive (RFC 9110 §8.3.1).
+            let json = try await client.postRaw("/oauth/auth", body: #"{"client_id":"kid_test","redirect_uri":"https://app.example.com/cb","response_type":"code"}"#,
+                                                contentType: "Application/JSON; charset=UTF-8")
+            #expect(json.status == .ok)
         }
     }
 }
