@@ -173,8 +173,13 @@ extension SQLiteStore: MaintenanceStore {
         try? await flushThrottle(closing: true)
         var closeError: (any Error)?
         do {
-            try pointReaders.close()
-            try pool.close()
+            // GRDB's `close()` waits for a write in progress on its queue: off the event loops,
+            // which keep serving the connections still draining at shutdown meanwhile.
+            let pointReaders = pointReaders, pool = pool
+            try await Self.blocking {
+                try pointReaders.close()
+                try pool.close()
+            }
         } catch {
             closeError = error
         }
@@ -182,6 +187,15 @@ extension SQLiteStore: MaintenanceStore {
         let failure = await walSync.close()
         if let closeError { throw closeError }
         if let failure { throw WALNotSynced(description: failure) }
+    }
+}
+
+extension SQLiteStore {
+    /// Runs `work`, which may block, on a thread of Dispatch's pool and awaits it.
+    static func blocking(_ work: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async { done.resume(with: Result { try work() }) }
+        }
     }
 }
 

@@ -1,8 +1,11 @@
+import EventLoopAffinity
 import Foundation
 import GRDB
 import IdentityCore
+import NIOPosix
 @testable import SQLiteStore
 import StoreContracts
+import Synchronization
 import Testing
 
 /// Short SQLite writes run on the caller's thread; checkpoints run off the commits, on GRDB's
@@ -34,6 +37,31 @@ struct SQLiteWriteTests {
         while !store.longWrites.none && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(store.longWrites.none)
         try await store.close()
+    }
+
+    @Test("close, called on an event loop while a long write runs, waits for it off the loop: the loop keeps serving")
+    func closeWaitsOffTheLoop() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        let inWrite = Atomic<Bool>(false), release = DispatchSemaphore(value: 0)
+        let writing = Task { try await store.writeOffLoop { _ in inWrite.store(true, ordering: .relaxed); _ = release.wait(timeout: .now() + 30) } }
+        while !inWrite.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let closing = Task { try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) { try await store.close() } }
+        // A close that blocked the loop would hold this job until the write ends; the write is
+        // released by the job itself, or after ten seconds (then the job comes too late).
+        let tooLate = Atomic<Bool>(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+            tooLate.store(true, ordering: .relaxed)
+            release.signal()
+        }
+        try await Task.sleep(for: .milliseconds(300))  // the close reaches GRDB's within microseconds
+        let servedInTime = try await loop.submit { !tooLate.load(ordering: .relaxed) }.get()
+        #expect(servedInTime)
+        release.signal()
+        try await writing.value
+        try await closing.value
+        try await group.shutdownGracefully()
     }
 
     @Test("a WAL past the threshold, and not before, is checkpointed off the committing write")
