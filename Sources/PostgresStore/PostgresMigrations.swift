@@ -179,7 +179,7 @@ enum PostgresMigrations {
     /// One connection, or an error once `connect_timeout` (plus the handshake's share) has
     /// passed — the TCP connect timeout alone does not bound a server that accepts and then
     /// never completes the startup exchange.
-    private static func connect(settings: PostgresSettings, logger: Logger) async throws -> PostgresConnection {
+    static func connect(settings: PostgresSettings, logger: Logger) async throws -> PostgresConnection {
         let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
         let configuration = try settings.connectionConfiguration()
         let attempt: EventLoopFuture<PostgresConnection> = PostgresConnection.connect(
@@ -208,7 +208,9 @@ enum PostgresMigrations {
         return try await result.futureResult.get()
     }
 
-    static func migrate(on connection: PostgresConnection, logger: Logger) async throws {
+    /// Applies what `migrations` (by default every migration) has that the database lacks.
+    static func migrate(on connection: PostgresConnection, migrations: [(version: String, statements: [String])] = migrations,
+                        logger: Logger) async throws {
         try await createBookkeeping(on: connection, logger: logger)
         let holder = Secrets.randomToken(bytes: 9)
         let deadline = Date().addingTimeInterval(leaseDuration + 30)
@@ -235,13 +237,21 @@ enum PostgresMigrations {
                 .collect().map { try $0.decode(String.self) })
             for migration in missing where !appliedNow.contains(migration.version) {
                 try await connection.withTransaction(logger: logger) { connection in
+                    // Schema changes (an index on a large table) may need far longer than the
+                    // store's `statement_timeout`, which would cancel them and fail every start:
+                    // here they are bounded by the lease instead, so no statement outlives it.
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL statement_timeout = \(Int(leaseDuration * 1000))"),
+                                               logger: logger)
                     // Inserted first: should another instance have applied it anyway (its lease ran
                     // out), this fails on the primary key and the transaction (with its DDL) rolls back.
                     try await connection.query("""
                         INSERT INTO idconnect_migrations (version, applied_at) VALUES (\(migration.version), \(Date().pg))
                         """, logger: logger)
                     for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        // Drained: an error that comes after the first rows (a statement that
+                        // returns rows and then fails or is cancelled) arrives with the rows, and
+                        // left unread the transaction's COMMIT would quietly roll back.
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
                     }
                 }
                 logger.info("database migrated", metadata: ["version": "\(migration.version)"])

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import JOSE
+import Logging
 import StoreContracts
 import PostgresNIO
 @testable import PostgresStore
@@ -71,6 +72,43 @@ struct PostgresStoreTests {
         let later = try await PostgresStore.open(url: url)
         try await later.close()
         for store in stores { try await store.close() }
+    }
+
+    @Test("a migration statement slower than the store's statement_timeout completes: bounded by the lease instead",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason), .timeLimit(.minutes(1)))
+    func slowMigration() async throws {
+        let (connection, logger) = try await Self.migrationConnection(statementTimeout: 1)
+        defer { closeWithoutWaiting(connection) }
+        // The timeout holds for other statements on the connection…
+        await #expect(throws: (any Error).self) {
+            try await connection.query("DO $$ BEGIN PERFORM pg_sleep(1.5); END $$", logger: logger).collect()
+        }
+        // …but not for a migration's, like an index built on a large table.
+        try await PostgresMigrations.migrate(on: connection, migrations: [("slow", ["DO $$ BEGIN PERFORM pg_sleep(1.5); END $$"])],
+                                             logger: logger)
+        let versions = try await connection.query("SELECT version FROM idconnect_migrations", logger: logger).collect()
+        #expect(try versions.map { try $0.decode(String.self) } == ["slow"])
+    }
+
+    @Test("a migration statement that fails after its first rows fails the start, not retried for ever, and records nothing",
+          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason), .timeLimit(.minutes(1)))
+    func migrationFailingMidStream() async throws {
+        let (connection, logger) = try await Self.migrationConnection(statementTimeout: 5)
+        defer { closeWithoutWaiting(connection) }
+        await #expect(throws: (any Error).self) {
+            try await PostgresMigrations.migrate(
+                on: connection, migrations: [("broken", ["CREATE TABLE t (x INT)", "SELECT 1 / (x - 3) FROM generate_series(1, 5) x"])],
+                logger: logger)
+        }
+        #expect(try await connection.query("SELECT version FROM idconnect_migrations", logger: logger).collect().isEmpty)
+        #expect(try await connection.query("SELECT 1 FROM pg_tables WHERE tablename = 't'", logger: logger).collect().isEmpty)
+    }
+
+    private static func migrationConnection(statementTimeout: Int) async throws -> (PostgresConnection, Logger) {
+        let url = try await PostgresTestDatabase.create()
+        let settings = try PostgresSettings(url: url + (url.contains("?") ? "&" : "?") + "statement_timeout=\(statementTimeout)")
+        let logger = Logger(label: "migration-test")
+        return (try await PostgresMigrations.connect(settings: settings, logger: logger), logger)
     }
 
     @Test("across two instances: one winner per code, per rotation and per refresh lease",
