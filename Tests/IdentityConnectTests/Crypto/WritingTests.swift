@@ -29,6 +29,11 @@ struct WritingTests {
         #expect("BeArEr xyz".hasASCIICaseInsensitivePrefix("bearer "))
         #expect(!"Bearer".hasASCIICaseInsensitivePrefix("bearer "))
         #expect(!"Basic xyz".hasASCIICaseInsensitivePrefix("bearer "))
+        // Substrings, non-ASCII text, bytes that lowercase to nothing ASCII, the empty prefix.
+        #expect("xAPPLICATION/JSON; charset=utf-8".dropFirst().hasASCIICaseInsensitivePrefix("application/json"))
+        #expect(!"applicatioñ/json".hasASCIICaseInsensitivePrefix("application/json"))
+        #expect(!"[EARER x".hasASCIICaseInsensitivePrefix("bearer ") && !"{earer x".hasASCIICaseInsensitivePrefix("bearer "))
+        #expect("é".hasASCIICaseInsensitivePrefix("") && !"".hasASCIICaseInsensitivePrefix("a"))
     }
 
     @Test("The sealed upstream token reads back the same with the fast path as with JSONDecoder")
