@@ -14,26 +14,17 @@ public struct BasicCredentials: Sendable, Equatable {
     /// Parses `Basic base64(user:password)`; nil when the header is not Basic; throws
     /// `invalid_client` when it is Basic but malformed (bad base64, not UTF-8, no colon).
     ///
-    /// Works on the header's UTF-8 bytes: through `String` and Foundation's base64 the parse was
-    /// 1.7% of an introspection's CPU.
+    /// Decodes on the value's UTF-8 bytes: through Foundation's base64 and `String(data:encoding:)`
+    /// the parse was 1.7% of an introspection's CPU.
     public init?(authorizationHeader header: String?) throws {
-        guard var header, header.utf8.count > 6 else { return nil }
-        let parsed: (user: String, password: String)?? = header.withUTF8 { bytes in
-            for (index, expected) in "basic ".utf8.enumerated() {
-                let byte = bytes[index]
-                guard (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) == expected else { return .none }
-            }
-            var start = 6
-            var end = bytes.count
-            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-            while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-            guard end - start <= 4096,
-                  let decoded = Base64URL.decodeStandardPadded(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])),
+        guard let header, header.utf8.count > 6, header.hasASCIICaseInsensitivePrefix("basic ") else { return nil }
+        var encoded = header.dropFirst(6).trimmingSpacesAndTabs
+        let parsed: (user: String, password: String)? = encoded.withUTF8 { bytes in
+            guard bytes.count <= 4096, let decoded = Base64URL.decodeStandardPadded(bytes: bytes),
                   String(validating: decoded, as: UTF8.self) != nil,
-                  let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return .some(nil) }
+                  let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }
             return (String(decoding: decoded[..<colon], as: UTF8.self), String(decoding: decoded[(colon + 1)...], as: UTF8.self))
         }
-        guard let parsed else { return nil }
         guard let parsed else { throw OAuthError.invalidClient("The Basic credentials are malformed.") }
         (user, password) = parsed
     }
