@@ -61,14 +61,27 @@ extension JSONValue {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     static func writeString(_ text: String, into output: inout [UInt8]) {
+        // On the contiguous UTF-8 bytes (native strings have them): scanning through the generic
+        // `contains(where:)` iterator was half of this function's time in an introspection answer.
+        if text.utf8.withContiguousStorageIfAvailable({ writeString(bytes: $0, into: &output) }) == nil {
+            Array(text.utf8).withUnsafeBufferPointer { writeString(bytes: $0, into: &output) }
+        }
+    }
+
+    private static func writeString(bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         // Most strings (ids, tokens, URLs) need no escape: copied whole.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: text.utf8)
+        var needsEscape = false
+        for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            needsEscape = true
+            break
+        }
+        if !needsEscape {
+            output.append(contentsOf: bytes)
             output.append(UInt8(ascii: "\""))
             return
         }
-        for byte in text.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])

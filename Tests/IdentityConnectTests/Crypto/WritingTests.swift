@@ -20,6 +20,19 @@ struct WritingTests {
         #expect(JSONValue.double(.nan).serialized == Array("null".utf8))
     }
 
+    @Test("strings are copied whole when nothing needs escaping and escaped byte by byte otherwise, small or large")
+    func strings() {
+        let long = String(repeating: "x", count: 300)
+        let cases: [(String, String)] = [
+            ("", #""""#), ("plain", #""plain""#), ("q\"", #""q\"""#), ("\u{1F}", #""\u001f""#), ("é😀", "\"é😀\""),
+            (long, "\"\(long)\""), (long + "\\", "\"\(long)\\\\\""), ("\r\n" + long, "\"\\r\\n\(long)\""),
+            (String(long.dropFirst(299)) + "\u{08}\u{0C}", #""x\b\f""#),
+        ]
+        for (text, json) in cases {
+            #expect(String(decoding: JSONValue.string(text).serialized, as: UTF8.self) == json)
+        }
+    }
+
     @Test("HTTP header trimming and case-insensitive prefixes stay on ASCII")
     func asciiHelpers() {
         #expect("  \tabc def\t ".trimmingSpacesAndTabs == "abc def")
