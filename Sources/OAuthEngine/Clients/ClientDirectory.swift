@@ -81,9 +81,11 @@ public struct ClientDirectory: Sendable {
         guard !clientId.isEmpty, clientId.utf8.count <= 512 else { return nil }
         let appKey: Substring
         let serviceId: Substring?
-        if let dot = clientId.firstIndex(of: ".") {
+        // On the UTF-8 bytes: looking for the dot among Characters (grapheme breaking over the
+        // whole id) was 0.8% of an introspection.
+        if let dot = clientId.utf8.firstIndex(of: UInt8(ascii: ".")) {
             appKey = clientId[..<dot]
-            serviceId = clientId[clientId.index(after: dot)...]
+            serviceId = clientId[clientId.utf8.index(after: dot)...]
         } else {
             appKey = Substring(clientId)
             serviceId = nil

@@ -75,6 +75,11 @@ struct ConfigLoaderTests {
         #expect(directory.resolve("kid_a.own")?.service.id == "own")
         #expect(directory.resolve("kid_a.missing") == nil)
         #expect(directory.resolve("kid_b") == nil)
+        // The first dot splits, also before non-ASCII text; nothing around it is trimmed or merged.
+        for unknown in ["kid_a.", ".own", "kid_a.own.extra", "kid_a.own\u{301}", "kid_a\u{301}.own", "kid_a.ówn", "kid_a\u{0}.own", ""] {
+            #expect(directory.resolve(unknown) == nil, "\(unknown)")
+        }
+        #expect(directory.resolve("kid_a.own")?.clientId == "kid_a.own")
     }
 
     @Test("a ${file:} reference to a device, a directory or a huge file is a problem, never an endless read")
