@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+@testable import IdentityApp
 import NIOCore
+import IdentityCore
 import Testing
 
 @Suite("Bad input gets a clear error, never a 500")
@@ -170,6 +172,22 @@ struct BadInputTests {
 
 @Suite("Form decoding")
 struct FormDecodingTests {
+    @Test("pairs split at every & and the first =, empty pieces skipped, escapes anywhere in a long value")
+    func splitting() throws {
+        let token = String(repeating: "eyJhbGciOi.", count: 90)
+        let cases: [(String, [String])] = [
+            ("", []), ("&", []), ("&&", []), ("a", ["a="]), ("a=", ["a="]), ("=b", ["=b"]), ("a==b", ["a==b"]),
+            ("a=1&&b=2", ["a=1", "b=2"]), ("&a=1&", ["a=1"]), ("a=1&b", ["a=1", "b="]), ("a=%2B+x%26", ["a=+ x&"]),
+            ("token=\(token)&token_type_hint=access_token", ["token=\(token)", "token_type_hint=access_token"]),
+            ("token=\(token)+", ["token=\(token) "]), ("token=\(token)%3D", ["token=\(token)="]),
+        ]
+        for (body, expected) in cases {
+            let pairs = try RequestParameters.decodeForm(body)
+            #expect(pairs.map { "\($0.0)=\($0.1)" } == expected, "\(body.prefix(40))")
+        }
+        #expect(throws: OAuthError.self) { try RequestParameters.decodeForm("token=\(token)%4") }
+    }
+
     @Test("percent-encoding, plus signs, empty values; invalid escapes and invalid UTF-8 refused")
     func decoding() async throws {
         let broker = try await TestBroker.make()
