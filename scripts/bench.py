@@ -130,6 +130,10 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
                      body="token=" + jwt["access_token"]),
         load.run_wrk("introspect (opaque)", **common, method="POST", path="/oauth/introspect",
                      headers={**basic, **form}, body="token=" + opaque["access_token"]),
+        # Issue 26: discovery and the JWKS at 90% of the floor or more (answered from bytes made
+        # once, below the router).
+        load.run_wrk("discovery (openid-configuration)", **common, path="/.well-known/openid-configuration"),
+        load.run_wrk("JWKS", **common, path="/.well-known/jwks.json"),
         load.run_wrk("data-link gateway (→ /healthz)", **common, path="/datalink/self/healthz", headers=bearer),
     ]
     results += gateway_rows(port, authlink_port, common, bearer)

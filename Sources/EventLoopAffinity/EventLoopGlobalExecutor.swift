@@ -19,7 +19,7 @@ import Synchronization
 /// each return from one, must hop back to the generic executor: the runtime cannot switch in
 /// place from a custom executor, so it enqueues the task again and the loop runs it again. An
 /// introspection made about eighty-seven such round trips through the loop's queue (12% of its CPU
-/// in `flagAsAndEnqueueOnExecutor`, plus the queue itself; docs/benchmarks.md).
+/// in `flagAsAndEnqueueOnExecutor`, plus the queue itself; docs/benchmarks-history.md).
 ///
 /// Here a job runs on the *generic* executor, exactly as Swift's own cooperative pool runs it,
 /// only on the event loop that enqueued it (or the next one). Calls between nonisolated functions

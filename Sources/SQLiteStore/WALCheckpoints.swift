@@ -17,7 +17,7 @@ final class WALCheckpoints: Sendable {
     ///
     /// A checkpoint copies each page the WAL holds once, however often it was rewritten since
     /// the last one; hot pages (index interiors, the newest leaves of the expiry indexes) are
-    /// rewritten by nearly every transaction. Measured per request (docs/benchmarks.md, the
+    /// rewritten by nearly every transaction. Measured per request (docs/benchmarks-history.md, the
     /// fourteenth stop, `scripts/costs.py`): at 4,000 pages the broker's threads off the event
     /// loops — the checkpoints, nearly all of it — spend half the CPU per code exchange and per
     /// refresh they spent at 1,000, and each writes a tenth fewer bytes. The WAL file grows

@@ -38,7 +38,8 @@ def table(results, extras, configuration, options):
     by_name = {result.name: result for result in results}
     floor = _first(by_name, "static route")
     if floor:
-        for name in ("validate (JWT)", "validate (opaque)", "introspect (JWT)", "introspect (opaque)"):
+        for name in ("validate (JWT)", "validate (opaque)", "introspect (JWT)", "introspect (opaque)",
+                     "discovery (openid-configuration)", "JWKS"):
             if name in by_name:
                 line = f"{name} / HTTP floor: {by_name[name].requests_per_second / floor.requests_per_second:.0%}"
                 ours, base = by_name[name].cpu_us.get("broker"), floor.cpu_us.get("broker")

@@ -7,7 +7,7 @@ extension HTTPFields {
     ///
     /// The subscript builds a lazy map over the fields and joins it even when there is one field;
     /// with its runtime generic-metadata lookups, the three or four reads a validation or an
-    /// introspection makes were about 3% of its CPU (docs/benchmarks.md, "thirteenth stop").
+    /// introspection makes were about 3% of its CPU (docs/benchmarks-history.md, "thirteenth stop").
     func value(_ name: HTTPField.Name) -> String? {
         var found: String?
         for index in startIndex..<endIndex where self[index].name == name {
