@@ -20,20 +20,12 @@ struct ServeExecutorTests {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw SampleAuthLink.SampleMissing(description: "\(binary.path) is missing: run `swift build` (scripts/test.sh does) before the tests")
         }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["bench", "executor", "--chains", "200", "--depth", "40"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["IDCONNECT_EXECUTOR"] = choice
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try JSONDecoder().decode(Probe.self, from: data)
+        // Not Foundation's `Process`: its `run()` crashed this suite (`ChildProcess` says why).
+        let (status, data) = try ChildProcess.output(binary.path, ["bench", "executor", "--chains", "200", "--depth", "40"],
+                                                     environment: choice.map { ["IDCONNECT_EXECUTOR": $0] } ?? [:],
+                                                     unset: choice == nil ? ["IDCONNECT_EXECUTOR"] : [])
+        #expect(status == 0)
+        return try JSONDecoder().decode(Probe.self, from: Data(data))
     }
 
     @Test("loops: the calls stay on the event loop's thread, no trip through its queue")

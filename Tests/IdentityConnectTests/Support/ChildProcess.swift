@@ -21,10 +21,12 @@ struct ChildProcess: Sendable {
     }
 
     /// Starts `executable` (an absolute path) with `arguments`; the environment is this process's
-    /// plus `environment`. stdout goes to /dev/null, and stderr too unless `keepStderr`; stdin is
-    /// `stdin` when given (a descriptor the child reads), else /dev/null.
+    /// plus `environment`, without the variables in `unset`. stdout goes to `stdout` when given (a
+    /// descriptor the child writes), else /dev/null; stderr to /dev/null too unless `keepStderr`;
+    /// stdin is `stdin` when given (a descriptor the child reads), else /dev/null.
     static func spawn(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
-                      stdin: Int32? = nil, keepStderr: Bool = true) throws -> ChildProcess {
+                      unset: Set<String> = [], stdin: Int32? = nil, stdout: Int32? = nil,
+                      keepStderr: Bool = true) throws -> ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -44,11 +46,16 @@ struct ChildProcess: Sendable {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if let stdout {
+            posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
         if !keepStderr { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         _ = Self.addCloseFrom?(&actions, 3)
 
-        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            .filter { !unset.contains($0.key) }.map { "\($0.key)=\($0.value)" }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -86,6 +93,37 @@ struct ChildProcess: Sendable {
         }
         close(ends[1])
         return child.wait()
+    }
+
+    /// Runs the command to its end and returns its exit status and everything it wrote to stdout
+    /// (stderr goes to /dev/null).
+    static func output(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
+                       unset: Set<String> = []) throws -> (status: Int32, stdout: [UInt8]) {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw SpawnFailed(executable: executable, code: errno) }
+        // Not inherited by children other tests start meanwhile: they would hold the write end
+        // open and this read would wait for them too.
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        let child: ChildProcess
+        do {
+            child = try spawn(executable, arguments, environment: environment, unset: unset, stdout: ends[1], keepStderr: false)
+        } catch {
+            close(ends[0])
+            close(ends[1])
+            throw error
+        }
+        close(ends[1])
+        var collected: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            collected += chunk[0..<count]
+        }
+        close(ends[0])
+        return (child.wait(), collected)
     }
 
     /// Waits for the child to exit; its exit status (128 + signal when killed).
