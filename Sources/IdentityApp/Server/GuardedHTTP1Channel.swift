@@ -5,9 +5,9 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 
-/// The broker's HTTP/1.1 child channel: Hummingbird's, with the broker's connection limits (`server.http`,
-/// docs/security.md, rule 8): request heads must arrive within `headTimeout` and fit in
-/// `maxHeadBytes` (`RequestHeadGuard`), idle keep-alive connections close after `idleTimeout`.
+/// The broker's HTTP/1.1 child channel: Hummingbird's, with the broker's connection limits
+/// (`server.http`, docs/security.md, rule 8): request heads must arrive within `headTimeout` and
+/// fit in `maxHeadBytes` (`RequestHeadGuard`), idle keep-alive connections close after `idleTimeout`.
 /// Under TLS the guard sits behind the TLS handler, on the decrypted bytes. With `documents`,
 /// discovery and the JWKS are answered on the event loop before the router
 /// (`PrecomputedDocumentHandler`). Requests reach the shared HTTP types through

@@ -71,12 +71,7 @@ extension JSONValue {
     private static func writeString(bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         // Most strings (ids, tokens, URLs) need no escape: copied whole.
-        var needsEscape = false
-        for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-            needsEscape = true
-            break
-        }
-        if !needsEscape {
+        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             output.append(contentsOf: bytes)
             output.append(UInt8(ascii: "\""))
             return
