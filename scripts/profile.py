@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the broker spends its CPU under one benchmark load (docs/benchmarks.md, "Profiles").
 
-    scripts/profile.py validate|validate-opaque|introspect|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
+    scripts/profile.py validate|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
 
 Starts the sample AuthLink and the release build of the broker as scripts/bench.py does, puts the
 load on it with wrk, records the broker with `perf record -g` meanwhile, and prints the hottest
@@ -37,6 +37,9 @@ def scenario(name, port, pool_size):
         return dict(path="/oauth/validate", headers={"Authorization": "Bearer " + token})
     if name == "introspect":
         return dict(method="POST", path="/oauth/introspect", headers={**basic, **FORM}, body="token=" + token)
+    if name == "introspect-inactive":
+        # Introspection without the token work: client authentication, the form and a short answer.
+        return dict(method="POST", path="/oauth/introspect", headers={**basic, **FORM}, body="token=" + "x" * 40)
     if name == "introspect-opaque":
         token = broker.password_grant(port, "authlink-opaque", "alice", "alicepw")["access_token"]
         return dict(method="POST", path="/oauth/introspect", headers={**basic, **FORM}, body="token=" + token)

@@ -143,7 +143,7 @@ extension PostgresStore: TokenFamilyStore {
             UNION ALL
             SELECT 1, \(unescaped: Self.familyColumns) FROM token_families WHERE previous_refresh_hash = \(refreshHash)
             UNION ALL
-            SELECT 2, \(unescaped: Self.familyColumns(alias: "f")) FROM retired_refresh_tokens r
+            SELECT 2, \(unescaped: Self.familyColumnsOfF) FROM retired_refresh_tokens r
                 JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = \(refreshHash)
             ORDER BY 1 LIMIT 1
             """).first else { return nil }
@@ -230,9 +230,13 @@ extension PostgresStore: TokenFamilyStore {
     /// How many columns `familyColumns` has (where the next table's columns start in a join).
     static let familyColumnCount = 15
 
-    /// A column list with every column prefixed by a table alias, for joins.
-    static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
+    /// `familyColumns` of the table alias `f`, for joins (made once, not per query).
+    static let familyColumnsOfF = qualified(familyColumns, alias: "f")
 
+    /// `sessionColumns` of the table alias `s`, for joins (made once, not per query).
+    static let sessionColumnsOfS = qualified(sessionColumns, alias: "s")
+
+    /// A column list with every column prefixed by a table alias, for joins.
     static func qualified(_ columns: String, alias: String) -> String {
         columns.split(separator: ",").map { "\(alias).\($0.trimmingCharacters(in: .whitespaces))" }.joined(separator: ", ")
     }

@@ -6,8 +6,8 @@ extension PostgresStore: AccessTokenStore {
     /// Family, session and the revocation flag in one round trip (the validate path).
     public func accessContext(familyId: String, jti: String) async throws -> AccessContext? {
         guard let row = try await rows("""
-            SELECT EXISTS(SELECT 1 FROM revoked_access_tokens WHERE jti = \(jti)), \(unescaped: Self.familyColumns(alias: "f")),
-                \(unescaped: Self.qualified(Self.sessionColumns, alias: "s"))
+            SELECT EXISTS(SELECT 1 FROM revoked_access_tokens WHERE jti = \(jti)), \(unescaped: Self.familyColumnsOfF),
+                \(unescaped: Self.sessionColumnsOfS)
             FROM token_families f JOIN sessions s ON s.id = f.session_id WHERE f.id = \(familyId)
             """).first else { return nil }
         let columns = row.makeRandomAccess()

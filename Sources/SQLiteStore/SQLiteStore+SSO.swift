@@ -40,7 +40,7 @@ extension SQLiteStore {
     }
 
     static let accessContextQuery = """
-        SELECT EXISTS(SELECT 1 FROM revoked_access_tokens WHERE jti = ?), \(familyColumns(alias: "f")), \
+        SELECT EXISTS(SELECT 1 FROM revoked_access_tokens WHERE jti = ?), \(familyColumnsOfF), \
         \(qualified(sessionColumns, alias: "s"))
         FROM token_families f JOIN sessions s ON s.id = f.session_id WHERE f.id = ?
         """

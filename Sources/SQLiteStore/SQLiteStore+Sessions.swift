@@ -174,19 +174,15 @@ extension SQLiteStore: TokenFamilyStore {
 
     public func family(refreshHash: String) async throws -> (TokenFamily, RefreshTokenMatch)? {
         try await writerRead { db in
-            if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.familyColumns) FROM token_families WHERE refresh_hash = ?"),
-                arguments: [refreshHash]) {
-                return (Self.family(from: row), .current)
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.familyByRefreshSQL), arguments: [refreshHash]) else {
+                return nil
             }
-            if let row = try Row.fetchOne(db.cachedStatement(sql: Self.familyByPreviousRefreshSQL), arguments: [refreshHash]) {
-                return (Self.family(from: row), .previous)
+            let match: RefreshTokenMatch = switch row[0] as Int {
+            case 0: .current
+            case 1: .previous
+            default: .retired
             }
-            if let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT \(Self.familyColumns(alias: "f")) FROM retired_refresh_tokens r JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?
-                """), arguments: [refreshHash]) {
-                return (Self.family(from: row), .retired)
-            }
-            return nil
+            return (Self.family(from: row, at: 1), match)
         }
     }
 
@@ -254,9 +250,21 @@ extension SQLiteStore: TokenFamilyStore {
         UPDATE sessions SET expires_at = MAX(expires_at, MIN(?, COALESCE(max_expires_at, 1e15))), last_used_at = ? WHERE id = ?
         """
 
-    /// A family by the refresh token its last rotation replaced (the partial index
-    /// `token_families_previous` holds rotated families only: `SQLiteSchemaTests`).
-    static let familyByPreviousRefreshSQL = "SELECT \(familyColumns) FROM token_families WHERE previous_refresh_hash = ?"
+    /// A family by a refresh token in one statement: the current token (0), the one its last
+    /// rotation replaced (1, through the partial index `token_families_previous`, which holds
+    /// rotated families only: `SQLiteSchemaTests`), or an older, retired one (2); the match in
+    /// column 0, the family from column 1. One statement is one read transaction, one pair of
+    /// WAL read locks: a token that matches nothing (introspection of a stranger's token) took
+    /// three before.
+    static let familyByRefreshSQL = """
+        SELECT 0, \(familyColumns) FROM token_families WHERE refresh_hash = ?1
+        UNION ALL
+        SELECT 1, \(familyColumns) FROM token_families WHERE previous_refresh_hash = ?1
+        UNION ALL
+        SELECT 2, \(familyColumnsOfF) FROM retired_refresh_tokens r JOIN token_families f ON f.id = r.family_id
+            WHERE r.token_hash = ?1
+        ORDER BY 1 LIMIT 1
+        """
 
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
@@ -267,8 +275,8 @@ extension SQLiteStore: TokenFamilyStore {
     /// How many columns `familyColumns` has (where the next table's columns start in a join).
     static let familyColumnCount = 15
 
-    /// `familyColumns` with a table alias, for joins.
-    static func familyColumns(alias: String) -> String { qualified(familyColumns, alias: alias) }
+    /// `familyColumns` of the table alias `f`, for joins (made once, not per query).
+    static let familyColumnsOfF = qualified(familyColumns, alias: "f")
 
     /// A column list with every column prefixed by a table alias.
     static func qualified(_ columns: String, alias: String) -> String {

@@ -22,7 +22,7 @@ struct SQLiteSchemaTests {
         #expect(try await Self.indexed(store) == 1)
         #expect(try await store.family(refreshHash: "r1")?.1 == .previous)
         let plan = try await store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(SQLiteStore.familyByPreviousRefreshSQL)", arguments: ["r1"])
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(SQLiteStore.familyByRefreshSQL)", arguments: ["r1"])
                 .map { $0["detail"] as String }
         }
         #expect(plan.contains { $0.contains("USING INDEX token_families_previous") }, "\(plan)")
