@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the broker spends its CPU under one benchmark load (docs/benchmarks.md, "Profiles").
 
-    scripts/profile.py validate|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
+    scripts/profile.py floor|validate|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
 
 Starts the sample AuthLink and the release build of the broker as scripts/bench.py does, puts the
 load on it with wrk, records the broker with `perf record -g` meanwhile, and prints the hottest
@@ -30,6 +30,8 @@ def scenario(name, port, pool_size):
     basic = {"Authorization": broker.basic_header()}
     if name in ("validate", "gateway", "introspect"):
         token = broker.password_grant(port, "authlink", "alice", "alicepw")["access_token"]
+    if name == "floor":
+        return dict(path="/healthz")
     if name == "validate":
         return dict(path="/oauth/validate", headers={"Authorization": "Bearer " + token})
     if name == "validate-opaque":

@@ -26,7 +26,7 @@ struct SessionController {
         group.refuseOtherMethods("oauth/introspect", allow: [.post])
         group.post("oauth/introspect") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
-            return Responses.json(object: try await introspection.introspect(parameters, basic: try RequestParameters.basic(request)))
+            return Responses.json(bytes: try await introspection.introspect(parameters, basic: try RequestParameters.basic(request)).serialized)
         }
         group.refuseOtherMethods("oauth/userinfo", allow: [.get, .post])
         group.get("oauth/userinfo") { request, _ in try await userInfo(request, parameters: try RequestParameters.query(request)) }

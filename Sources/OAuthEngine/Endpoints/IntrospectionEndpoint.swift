@@ -5,24 +5,24 @@ import StoreContracts
 /// `POST /oauth/introspect` (RFC 7662). The caller authenticates as a client; tokens of other
 /// environments, and anything not live, are `{"active": false}`. An access token's upstream
 /// sign-in is brought up to date first (docs/protocol.md, "Sessions and upstream tokens").
+/// Answers list their members in RFC 7662's order.
 public struct IntrospectionEndpoint: Sendable {
     let context: EngineContext
     let clients: ClientRegistry
     let validation: ValidationEndpoint
 
-    public func introspect(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws -> [String: JSONValue] {
+    public func introspect(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws -> JSONMembers {
         let caller = try await clients.authenticate(parameters, basic: basic, in: context.state)
         guard caller.authenticated else { throw OAuthError.invalidClient("Introspection requires client authentication.") }
         let token = try parameters.require("token")
-        let inactive: [String: JSONValue] = ["active": .bool(false)]
         let hint = parameters["token_type_hint"]
         if hint != "refresh_token", let access = try await introspectAccess(token, caller: caller) { return access }
         if let refresh = try await introspectRefresh(token, caller: caller) { return refresh }
         if hint == "refresh_token", let access = try await introspectAccess(token, caller: caller) { return access }
-        return inactive
+        return ["active": .bool(false)]
     }
 
-    private func introspectAccess(_ token: String, caller: AuthenticatedClient) async throws -> [String: JSONValue]? {
+    private func introspectAccess(_ token: String, caller: AuthenticatedClient) async throws -> JSONMembers? {
         let verified: VerifiedAccessToken
         do {
             verified = try await validation.verifyAndRefreshSession(token)
@@ -31,15 +31,15 @@ public struct IntrospectionEndpoint: Sendable {
         }
         guard verified.client.appKey == caller.client.appKey else { return nil }
         return [
-            "active": .bool(true), "token_type": .string("Bearer"), "scope": .string(verified.scope),
-            "client_id": .string(verified.family.clientId), "username": .string(verified.session.userId),
-            "sub": .string(verified.session.subject), "aud": Audience(verified.audiences).json, "iss": .string(context.issuer),
+            "active": .bool(true), "scope": .string(verified.scope), "client_id": .string(verified.family.clientId),
+            "username": .string(verified.session.userId), "token_type": .string("Bearer"),
             "exp": .int(verified.expiresAt.epochSeconds), "iat": .int(verified.issuedAt.epochSeconds),
+            "sub": .string(verified.session.subject), "aud": Audience(verified.audiences).json, "iss": .string(context.issuer),
             "jti": .string(verified.jti),
         ]
     }
 
-    private func introspectRefresh(_ token: String, caller: AuthenticatedClient) async throws -> [String: JSONValue]? {
+    private func introspectRefresh(_ token: String, caller: AuthenticatedClient) async throws -> JSONMembers? {
         guard token.utf8.count <= 256,
               let (family, match) = try await guarded("refresh lookup", { try await context.store.family(refreshHash: Secrets.hash(token)) }),
               match == .current, family.revokedAt == nil, let expiry = family.refreshExpiresAt, context.clock.now() < expiry,
@@ -47,9 +47,9 @@ public struct IntrospectionEndpoint: Sendable {
               let session = try await guarded("session", { try await context.store.session(id: family.sessionId) }),
               session.isActive(at: context.clock.now()) else { return nil }
         return [
-            "active": .bool(true), "token_type": .string("refresh_token"), "scope": .string(family.scope),
-            "client_id": .string(family.clientId), "username": .string(session.userId), "sub": .string(session.subject),
-            "iss": .string(context.issuer), "exp": .int(expiry.epochSeconds),
+            "active": .bool(true), "scope": .string(family.scope), "client_id": .string(family.clientId),
+            "username": .string(session.userId), "token_type": .string("refresh_token"), "exp": .int(expiry.epochSeconds),
+            "sub": .string(session.subject), "iss": .string(context.issuer),
         ]
     }
 }

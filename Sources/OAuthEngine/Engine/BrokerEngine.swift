@@ -48,7 +48,7 @@ public final class BrokerEngine: Sendable {
         self.context = context
         self.throttle = throttle
         let opened = BoundedCache<OpenedUpstreamKey, UpstreamToken>(capacity: 10_000)
-        let verified = BoundedCache<String, AccessTokenClaims>(capacity: 10_000)
+        let verified = BoundedCache<SignedTokenKey, AccessTokenClaims>(capacity: 10_000)
         live.onChange { keysOnly in
             verified.removeAll()
             if !keysOnly { opened.removeAll() }

@@ -27,7 +27,7 @@ struct TokenVerifier: Sendable {
     /// claims: backends validate the same token many times, and the signature check and claim
     /// parsing were the largest share of a validate. Expiry and every storage check still run
     /// each time; new keys or configuration start it empty, so a removed key never verifies from memory.
-    let verified: BoundedCache<String, AccessTokenClaims>
+    let verified: BoundedCache<SignedTokenKey, AccessTokenClaims>
     /// Access contexts read in the last moment (at most `AccessContextCache.maximumAge`).
     let contexts: AccessContextCache
     /// Opaque token records by token hash.
@@ -91,10 +91,11 @@ struct TokenVerifier: Sendable {
 
     /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
     func verifiedClaims(_ token: String, keys ring: SigningKeyRing) async -> AccessTokenClaims? {
-        if let claims = verified.value(for: token) { return claims }
+        let key = SignedTokenKey(token: token)
+        if let claims = verified.value(for: key) { return claims }
         guard let parts = await keys.verify(token, type: "at+jwt", with: ring), let claims = AccessTokenClaims(payload: parts.payload),
               claims.iss == context.issuer else { return nil }
-        verified.store(claims, for: token)
+        verified.store(claims, for: key)
         return claims
     }
 

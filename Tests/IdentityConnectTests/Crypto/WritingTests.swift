@@ -20,6 +20,21 @@ struct WritingTests {
         #expect(JSONValue.double(.nan).serialized == Array("null".utf8))
     }
 
+    @Test("JSONMembers writes its members in their order, escaped, and parses back to the same object")
+    func orderedMembers() throws {
+        let members: JSONMembers = [
+            "active": .bool(true), "scope": .string("openid \"x\""), "exp": .int(1_700_000_000),
+            "aud": .array([.string("a"), .string("b")]), "nested": .object(["z": .null, "a": .double(0.5)]),
+        ]
+        let text = String(decoding: members.serialized, as: UTF8.self)
+        #expect(text == #"{"active":true,"scope":"openid \"x\"","exp":1700000000,"aud":["a","b"],"nested":{"a":0.5,"z":null}}"#)
+        let parsed = try #require(JSONValue(parsing: Data(members.serialized)))
+        #expect(parsed == .object(Dictionary(uniqueKeysWithValues: members.members.map { ($0.key, $0.value) })))
+        #expect(members["exp"] == .int(1_700_000_000) && members["missing"] == nil)
+        let empty: JSONMembers = [:]
+        #expect(empty.serialized == Array("{}".utf8))
+    }
+
     @Test("strings are copied whole when nothing needs escaping and escaped byte by byte otherwise, small or large")
     func strings() {
         let long = String(repeating: "x", count: 300)

@@ -84,4 +84,29 @@ struct ValidationCacheTests {
         cache.store(context, familyId: "f1", jti: "j1", changes: 8, readAt: .now - .milliseconds(250))
         #expect(cache.context(familyId: "f1", jti: "j1", changes: 8) == nil, "older than maximumAge")
     }
+
+    @Test("the verified-token memo: a token that ends like a memoized one (same signature, another payload) is checked in full and refused")
+    func verifiedMemoComparesWholeTokens() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            let access = try #require(try await Flows.tokens(client)["access_token"] as? String)
+            #expect(try await Flows.validate(client, access).status == .ok)  // now memoized
+            let parts = access.split(separator: ".").map(String.init)
+            try #require(parts.count == 3)
+            // One payload character changed: the same length and signature, so the same hash.
+            var payload = Array(parts[1].utf8)
+            payload[8] = payload[8] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            let forged = [parts[0], String(decoding: payload, as: UTF8.self), parts[2]].joined(separator: ".")
+            #expect(SignedTokenKey(token: forged).hashValue == SignedTokenKey(token: access).hashValue)
+            #expect(SignedTokenKey(token: forged) != SignedTokenKey(token: access))
+            #expect(try await Flows.validate(client, forged).status == .unauthorized)
+            #expect(try await Flows.introspect(client, forged)["active"] as? Bool == false)
+            #expect(try await Flows.validate(client, access).status == .ok)
+        }
+        var keys = Set<SignedTokenKey>()
+        let signature = String(repeating: "s", count: 40)
+        for claims in ["a.b.", "a.c.", "a.bb."] { keys.insert(SignedTokenKey(token: claims + signature)) }
+        keys.insert(SignedTokenKey(token: "a.b." + signature))
+        #expect(keys.count == 3, "equal only by the whole text")
+    }
 }
