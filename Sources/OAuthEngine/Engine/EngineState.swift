@@ -5,18 +5,53 @@ import JOSE
 import Synchronization
 
 /// What changes on reload or key rotation: the configuration, its clients and the signing keys.
+///
+/// A value, held through one reference: every request copies the live snapshot (client
+/// authentication, token verification), and a copy of the four parts themselves retained and
+/// released every array and string of the configuration, 0.6–0.8% of an introspection's CPU.
+/// Setting a part makes a new reference, so a snapshot never changes under its holder.
 public struct EngineState: Sendable {
-    public var config: BrokerConfig
-    public var directory: ClientDirectory
-    public var keys: SigningKeyRing
+    @usableFromInline
+    final class Parts: Sendable {
+        @usableFromInline let config: BrokerConfig
+        @usableFromInline let directory: ClientDirectory
+        @usableFromInline let keys: SigningKeyRing
+        @usableFromInline let vault: Vault
+
+        @usableFromInline
+        init(config: BrokerConfig, directory: ClientDirectory, keys: SigningKeyRing, vault: Vault) {
+            self.config = config
+            self.directory = directory
+            self.keys = keys
+            self.vault = vault
+        }
+    }
+
+    @usableFromInline var parts: Parts
+
+    @inlinable public var config: BrokerConfig {
+        get { parts.config }
+        set { parts = Parts(config: newValue, directory: parts.directory, keys: parts.keys, vault: parts.vault) }
+    }
+
+    @inlinable public var directory: ClientDirectory {
+        get { parts.directory }
+        set { parts = Parts(config: parts.config, directory: newValue, keys: parts.keys, vault: parts.vault) }
+    }
+
+    @inlinable public var keys: SigningKeyRing {
+        get { parts.keys }
+        set { parts = Parts(config: parts.config, directory: parts.directory, keys: newValue, vault: parts.vault) }
+    }
+
     /// Reloadable so `vault.keys` can gain a new key for `idconnect vault rotate` without a restart.
-    public var vault: Vault
+    @inlinable public var vault: Vault {
+        get { parts.vault }
+        set { parts = Parts(config: parts.config, directory: parts.directory, keys: parts.keys, vault: newValue) }
+    }
 
     public init(config: BrokerConfig, directory: ClientDirectory, keys: SigningKeyRing, vault: Vault) {
-        self.config = config
-        self.directory = directory
-        self.keys = keys
-        self.vault = vault
+        parts = Parts(config: config, directory: directory, keys: keys, vault: vault)
     }
 }
 
