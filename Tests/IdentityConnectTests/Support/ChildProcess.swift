@@ -72,26 +72,19 @@ struct ChildProcess: Sendable {
         guard let input else {
             return try spawn(executable, arguments, environment: environment, keepStderr: keepStderr).wait()
         }
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw SpawnFailed(executable: executable, code: errno) }
-        let child: ChildProcess
-        do {
-            child = try spawn(executable, arguments, environment: environment, stdin: ends[0], keepStderr: keepStderr)
-        } catch {
-            close(ends[0])
-            close(ends[1])
-            throw error
+        let (child, reading, writing) = try spawnWithPipe(executable) {
+            try spawn(executable, arguments, environment: environment, stdin: $0.reading, keepStderr: keepStderr)
         }
-        close(ends[0])
+        close(reading)
         let bytes = Array(input.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }
+            let written = bytes[offset...].withUnsafeBytes { write(writing, $0.baseAddress, $0.count) }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 { break }
             offset += written
         }
-        close(ends[1])
+        close(writing)
         return child.wait()
     }
 
@@ -99,31 +92,39 @@ struct ChildProcess: Sendable {
     /// (stderr goes to /dev/null).
     static func output(_ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
                        unset: Set<String> = []) throws -> (status: Int32, stdout: [UInt8]) {
+        let (child, reading, writing) = try spawnWithPipe(executable) {
+            try spawn(executable, arguments, environment: environment, unset: unset, stdout: $0.writing, keepStderr: false)
+        }
+        close(writing)
+        var collected: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            collected += chunk[0..<count]
+        }
+        close(reading)
+        return (child.wait(), collected)
+    }
+
+    /// A pipe and the child `start` spawns with one of its ends; both ends stay open for the caller,
+    /// or are closed when `start` throws. Both are close-on-exec (the child gets its end through
+    /// `dup2`, which clears the flag): no child another test starts meanwhile inherits them, since
+    /// one holding the write end would keep this pipe's reader from ever seeing its end.
+    private static func spawnWithPipe(_ executable: String, _ start: (_ ends: (reading: Int32, writing: Int32)) throws -> ChildProcess)
+        throws -> (child: ChildProcess, reading: Int32, writing: Int32) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw SpawnFailed(executable: executable, code: errno) }
-        // Not inherited by children other tests start meanwhile: they would hold the write end
-        // open and this read would wait for them too.
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
-        let child: ChildProcess
         do {
-            child = try spawn(executable, arguments, environment: environment, unset: unset, stdout: ends[1], keepStderr: false)
+            return (try start((ends[0], ends[1])), ends[0], ends[1])
         } catch {
             close(ends[0])
             close(ends[1])
             throw error
         }
-        close(ends[1])
-        var collected: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
-            collected += chunk[0..<count]
-        }
-        close(ends[0])
-        return (child.wait(), collected)
     }
 
     /// Waits for the child to exit; its exit status (128 + signal when killed).
