@@ -9,7 +9,7 @@ scripts/profile.py does, and runs every load against it with wrk; the order of t
 rotates between rounds, so that a drift of the machine's speed hits each alike and each takes
 every place in the order. A load is a
 scripts/profile.py scenario name followed by its number of connections (`login1`, `exchange32`;
-32 when omitted), or `floor` for the static route. It prints every measurement as it is made,
+32 when omitted; `floor` is the static route). It prints every measurement as it is made,
 then the medians: requests per second, p50, the broker's CPU per request, and for two binaries
 how many rounds the second won.
 
@@ -54,7 +54,7 @@ def measure(binary, loads, seconds, label):
             name, connections = parse_load(text)
             # Enough single-use codes, tokens and sign-in pages for the whole load.
             pool = (1200 if name == "login" else 2500) * seconds
-            arguments = dict(path="/healthz") if name == "floor" else scenario(name, port, pool)
+            arguments = scenario(name, port, pool)
             result = load.run_wrk(f"{text} ({label})", port=port, duration=seconds, connections=connections,
                                   threads=min(2, connections), **arguments)
             results[text] = result
@@ -97,7 +97,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binaries", nargs="+", help="idconnect binaries to compare, the baseline first")
     parser.add_argument("--loads", default="login1,login16,exchange,refresh",
-                        help="comma-separated: scenario name + connections, or floor (default: %(default)s)")
+                        help="comma-separated: scenario name (floor for the static route) + connections (default: %(default)s)")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=int, default=8, help="length of each load")
     options, loads, labels = parse_comparison(parser)

@@ -76,7 +76,7 @@ def measure(binary, text, seconds):
         port = start_broker(workdir, binary, processes)
         pid = processes[-1].pid
         name, connections = parse_load(text)
-        arguments = dict(path="/healthz") if name == "floor" else scenario(name, port, 2500 * seconds)
+        arguments = scenario(name, port, 2500 * seconds)
         before = counters(pid)
         result = load.run_wrk(text, port=port, duration=seconds, connections=connections,
                               threads=min(2, connections), **arguments)
