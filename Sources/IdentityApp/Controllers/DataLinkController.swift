@@ -96,6 +96,16 @@ struct DataLinkController {
         let headers = DataLinkHeaders.returnable(answer.headers)
         let answerLength = answer.headers.first(name: "content-length").flatMap(Int.init)
         let body = answer.body
+        if let answerLength, Self.answersWhole(request.method, status: answer.status.code, length: answerLength) {
+            let whole: ByteBuffer
+            do {
+                whole = try await EventLoopAffinity.returning { try await body.collect(upTo: answerLength) }
+            } catch {
+                context.logger.warning("data link answer cut short", metadata: ["dataLink": "\(name)", "error": "\(error)"])
+                throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' broke off its answer.", status: 502)
+            }
+            return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: whole))
+        }
         return Response(status: .init(code: Int(answer.status.code)), headers: headers,
                         body: ResponseBody(contentLength: answerLength) { writer in
                             try await EventLoopAffinity.returning {
@@ -103,6 +113,17 @@ struct DataLinkController {
                             }
                             try await writer.finish(nil)
                         })
+    }
+
+    /// Answers up to this size (by their `Content-Length`) are read whole before the gateway
+    /// answers, so its head and body leave in one write; larger or unsized ones stream.
+    static let wholeAnswerBytes = 64 << 10
+
+    /// Whether an answer is read whole and sent in one piece: a small, sized body, not the answer to
+    /// a HEAD request or a status that has no body (their `Content-Length` describes a body that is
+    /// not there, and must reach the caller as the data link sent it).
+    static func answersWhole(_ method: HTTPRequest.Method, status: UInt, length: Int) -> Bool {
+        method != .head && (0...wholeAnswerBytes).contains(length) && status >= 200 && status != 204 && status != 304
     }
 
     /// The data link URL with the caller's remaining path and query.
