@@ -4,9 +4,9 @@ sessions with a token each on both; copies of a session are bulk-inserted straig
 SQLite file (WAL, so the running broker keeps serving) up to 10,000 and to the large count. Then
 validate is measured on the two brokers in turn, twice over — one token again and again, and the
 tokens of all the distinct sessions in turn (different rows on every request, as when many users
-are active) — and each figure is the mean of its two rounds. Interleaving matters on a shared
-machine: measured one after the other, a drift in the CPU the machine gets moved the ratio by
-±25% between runs."""
+are active) — and each figure is the mean of its two rounds, the second taken in the opposite
+order. Interleaving matters on a shared machine: measured one after the other, a drift in the CPU
+the machine gets moved the ratio by ±25% between runs."""
 
 import concurrent.futures
 import os
@@ -111,9 +111,12 @@ def compare(binaries, workdir, processes, authlink_port, common, large, distinct
     for store in (small, big):
         store.warm_up(common)
     rounds = {("small", False): [], ("small", True): [], ("large", False): [], ("large", True): []}
-    for _ in range(ROUNDS):
+    for round_number in range(ROUNDS):
         for many in (False, True):
-            for name, store in (("small", small), ("large", big)):
+            # Each pair in the order A B, then B A: a steady drift in the CPU the machine gives
+            # the broker then weighs on both sizes alike instead of always on the one measured second.
+            pair = (("small", small), ("large", big))
+            for name, store in (pair if round_number % 2 == 0 else pair[::-1]):
                 rounds[(name, many)].append(store.measure(common, many))
     load.watch("broker", caller)
     return {name: [mean(rounds[(name, False)]), mean(rounds[(name, True)])] for name in ("small", "large")}

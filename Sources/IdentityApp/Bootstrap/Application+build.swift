@@ -84,7 +84,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     let services = AppServices(engine: engine, pages: Pages())
     WellKnownController(services: services).register(on: router)
     HealthController(services: services, metrics: metrics).register(on: router)
-    let dataLinks = DataLinkController(services: services, client: DataLinkController.sharedClient)
+    let dataLinks = DataLinkController(services: services, clients: .shared)
     dataLinks.register(on: router)
     let authorize = AuthorizeController(services: services)
     let tempLogin = TempLoginController(services: services)

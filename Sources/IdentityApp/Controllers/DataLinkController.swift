@@ -14,14 +14,9 @@ import OAuthEngine
 /// `X-Auth-Key` and `X-Kinvey-Request-Id`, and streams the answer back as it is.
 struct DataLinkController {
     let services: AppServices
-    let client: HTTPClient
+    let clients: DataLinkClients
     /// Request bodies larger than this are refused (counted while streaming).
     static let maxBodyBytes = 32 << 20
-
-    /// The gateway's HTTP client: no redirects followed, no decompression, connect within 5 s
-    /// (`HTTPClient.Configuration.broker`).
-    /// Lives as long as the process.
-    static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .broker())
 
     /// Routes the common methods; every other method reaches the gateway through
     /// `DataLinkAnyMethodMiddleware` (the router matches methods one by one).
@@ -83,7 +78,8 @@ struct DataLinkController {
             // Back on this connection's event loop afterwards, whichever loop the backend's
             // connection lives on (`EventLoopAffinity`).
             answer = try await EventLoopAffinity.returning {
-                try await client.execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
+                try await clients.client(timeoutSeconds: target.link.timeoutSeconds)
+                    .execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
             }
         } catch let error as HTTPClientError where Self.timeouts.contains(error) {
             throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' did not answer in time.", status: 504)
@@ -96,14 +92,8 @@ struct DataLinkController {
         let headers = DataLinkHeaders.returnable(answer.headers)
         let answerLength = answer.headers.first(name: "content-length").flatMap(Int.init)
         let body = answer.body
-        if let answerLength, Self.answersWhole(request.method, status: answer.status.code, length: answerLength) {
-            let whole: ByteBuffer
-            do {
-                whole = try await EventLoopAffinity.returning { try await body.collect(upTo: answerLength) }
-            } catch {
-                context.logger.warning("data link answer cut short", metadata: ["dataLink": "\(name)", "error": "\(error)"])
-                throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' broke off its answer.", status: 502)
-            }
+        if let answerLength, WholeAnswer.applies(to: request.method, status: answer.status.code, length: answerLength) {
+            let whole = try await WholeAnswer.read(body, length: answerLength, link: name, logger: context.logger)
             return Response(status: .init(code: Int(answer.status.code)), headers: headers, body: ResponseBody(byteBuffer: whole))
         }
         return Response(status: .init(code: Int(answer.status.code)), headers: headers,
@@ -113,17 +103,6 @@ struct DataLinkController {
                             }
                             try await writer.finish(nil)
                         })
-    }
-
-    /// Answers up to this size (by their `Content-Length`) are read whole before the gateway
-    /// answers, so its head and body leave in one write; larger or unsized ones stream.
-    static let wholeAnswerBytes = 64 << 10
-
-    /// Whether an answer is read whole and sent in one piece: a small, sized body, not the answer to
-    /// a HEAD request or a status that has no body (their `Content-Length` describes a body that is
-    /// not there, and must reach the caller as the data link sent it).
-    static func answersWhole(_ method: HTTPRequest.Method, status: UInt, length: Int) -> Bool {
-        method != .head && (0...wholeAnswerBytes).contains(length) && status >= 200 && status != 204 && status != 304
     }
 
     /// The data link URL with the caller's remaining path and query.

@@ -43,6 +43,26 @@ struct DataLinkAnswerTests {
                 throw BrokeOff()
             })
         }
+        router.get("api/stall") { _, _ in
+            // Promises 100 bytes, sends 10, then says nothing for longer than the link's 2 s timeout.
+            Response(status: .ok, body: ResponseBody(contentLength: 100) { writer in
+                try await writer.write(ByteBuffer(string: "0123456789"))
+                try await Task.sleep(for: .seconds(6))
+                try await writer.write(ByteBuffer(repeating: 0x2E, count: 90))
+                try await writer.finish(nil)
+            })
+        }
+        router.get("api/stall-large") { _, _ in
+            // A streamed answer (larger than the whole-answer limit) that stops halfway for longer
+            // than the link's timeout.
+            let half = ByteBuffer(repeating: UInt8(ascii: "S"), count: 100 << 10)
+            return Response(status: .ok, body: ResponseBody(contentLength: 2 * half.readableBytes) { writer in
+                try await writer.write(half)
+                try await Task.sleep(for: .seconds(6))
+                try await writer.write(half)
+                try await writer.finish(nil)
+            })
+        }
         return router
     }
 
@@ -87,6 +107,36 @@ struct DataLinkAnswerTests {
             #expect((cut.json["error_description"] as? String)?.contains("broke off") == true)
             // The gateway is fine afterwards.
             #expect(try await client.get("/datalink/crm/small", headers: auth).status == .ok)
+        }
+    }
+
+    /// Regression: a data link that sent the head of a small answer and then stalled held the caller
+    /// past the link's `timeout`; now a silence longer than the timeout is a 504.
+    @Test("a data link that stalls in the middle of a small answer gives the caller a 504 when the link's timeout ends")
+    func answerStalls() async throws {
+        try await Self.withGateway { client, auth in
+            let started = ContinuousClock.now
+            let stalled = try await client.get("/datalink/crm/stall", headers: auth)
+            #expect(stalled.status == .gatewayTimeout)
+            #expect(stalled.json["error"] as? String == "temporarily_unavailable")
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    /// Regression: a streamed answer whose data link fell silent kept the caller's request (and one
+    /// of the gateway's connections to the data link) open until the data link went on; now a
+    /// silence longer than the link's `timeout` ends it.
+    @Test("a streamed answer that stalls for longer than the link's timeout is cut off instead of holding the caller")
+    func streamStalls() async throws {
+        try await Self.withGateway { client, auth in
+            let started = ContinuousClock.now
+            await #expect(throws: (any Error).self) {
+                let answer = try await client.get("/datalink/crm/stall-large", headers: auth)
+                // A client that does not notice the cut would at least see a short body.
+                if answer.body.readableBytes < 200 << 10 { throw BrokeOff() }
+            }
+            // The caller's connection ends with the cut answer: the test client cannot be reused.
+            #expect(ContinuousClock.now - started < .seconds(5))
         }
     }
 
