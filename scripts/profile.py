@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the broker spends its CPU under one benchmark load (docs/benchmarks.md, "Profiles").
 
-    scripts/profile.py floor|validate|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
+    scripts/profile.py floor|validate|validate-many|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
 
 Starts the sample AuthLink and the release build of the broker as scripts/bench.py does, puts the
 load on it with wrk, records the broker with `perf record -g` meanwhile, and prints the hottest
@@ -34,6 +34,11 @@ def scenario(name, port, pool_size):
         return dict(path="/healthz")
     if name == "validate":
         return dict(path="/oauth/validate", headers={"Authorization": "Bearer " + token})
+    if name == "validate-many":
+        # 5,000 sessions' tokens in turn, as the bench's "sessions in turn" rows: different rows
+        # and memo entries on every request, as when many users are active.
+        tokens = prepare(5_000, lambda _: broker.password_grant(port, "authlink", "alice", "alicepw")["access_token"])
+        return dict(path="/oauth/validate", headers={"Authorization": "Bearer {}"}, pool=tokens, cycle=True)
     if name == "validate-opaque":
         token = broker.password_grant(port, "authlink-opaque", "alice", "alicepw")["access_token"]
         return dict(path="/oauth/validate", headers={"Authorization": "Bearer " + token})

@@ -11,7 +11,8 @@ import OAuthEngine
 
 /// The data-link gateway `ANY /datalink/{name}/{path...}` (docs/protocol.md, "Data-link gateway"):
 /// validates the caller's token, then streams the call to the data link with the mapped headers,
-/// `X-Auth-Key` and `X-Kinvey-Request-Id`, and streams the answer back as it is.
+/// `X-Auth-Key` and `X-Kinvey-Request-Id`, and passes the answer back as it is: a small sized
+/// one read whole and sent in one piece (`WholeAnswer`), any other streamed.
 struct DataLinkController {
     let services: AppServices
     let clients: DataLinkClients

@@ -1,18 +1,18 @@
 import AsyncHTTPClient
 import EventLoopAffinity
 import HTTPTypes
+import IdentityCore
 import Logging
 import NIOCore
-import IdentityCore
 
 /// A data link's small answer, read whole before the gateway answers (docs/protocol.md,
 /// "Data-link gateway").
 ///
 /// Streamed, an answer leaves as a head and then its body: two writes, two packets for the
-/// caller to read. Read whole first, head and body leave in one write, which cost the gateway
-/// about a tenth of its CPU per call under load. Only for small answers whose length is known, so
-/// memory stays bounded; the rest stream. Reading whole also means a data link that breaks off is a
-/// clean 502 for the caller instead of a 200 whose body ends early.
+/// caller to read. Read whole first, head and body leave in one write; the second write had cost
+/// the gateway about a tenth of its CPU per call under load. Only for small answers whose length
+/// is known, so memory stays bounded; the rest stream. Reading whole also means a data link that
+/// breaks off is a clean 502 for the caller instead of a 200 whose body ends early.
 enum WholeAnswer {
     /// Answers up to this size (by their `Content-Length`) are read whole.
     static let maxBytes = 64 << 10
