@@ -8,7 +8,7 @@ import Testing
 /// How the gateway passes a data link's answer back: small sized answers are read whole and sent in
 /// one piece (`DataLinkController.answersWhole`), everything else streams; either way the caller
 /// gets exactly what the data link sent, or a clear 502 when the data link broke off.
-@Suite("Data-link gateway: answers whole, streamed, body-less and cut short")
+@Suite("Data-link gateway: request bodies, and answers whole, streamed, body-less and cut short")
 struct DataLinkAnswerTests {
     struct BrokeOff: Error {}
 
@@ -34,6 +34,12 @@ struct DataLinkAnswerTests {
         }
         router.head("api/head") { _, _ in
             Response(status: .ok, headers: [.contentLength: "1234", .contentType: "application/pdf"])
+        }
+        router.post("api/echo") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            return Response(status: .ok, headers: [HTTPField.Name("X-Received")!: String(body.readableBytes)],
+                            body: .init(byteBuffer: body))
         }
         router.get("api/none") { _, _ in Response(status: .noContent) }
         router.get("api/cut") { _, _ in
@@ -93,6 +99,26 @@ struct DataLinkAnswerTests {
             let none = try await client.get("/datalink/crm/none", headers: auth)
             #expect(none.status == .noContent)
             #expect(none.body.readableBytes == 0)
+        }
+    }
+
+    @Test("request bodies reach the data link intact: small, large (200 KiB) and chunked")
+    func requestBodies() async throws {
+        try await Self.withGateway { client, auth in
+            let small = ByteBuffer(string: "{\"q\":\"small\"}")
+            var large = ByteBuffer()
+            for index in 0..<(200 << 10) { large.writeInteger(UInt8(truncatingIfNeeded: index)) }
+            for body in [small, large] {
+                let answer = try await client.execute(uri: "/datalink/crm/echo", method: .post, headers: auth, body: body)
+                #expect(answer.status == .ok)
+                #expect(answer.headers[HTTPField.Name("X-Received")!] == String(body.readableBytes))
+                #expect(answer.body == body)
+            }
+            var chunked = auth
+            chunked[.transferEncoding] = "chunked"
+            let unsized = try await client.execute(uri: "/datalink/crm/echo", method: .post, headers: chunked, body: small)
+            #expect(unsized.status == .ok)
+            #expect(unsized.body == small)
         }
     }
 
