@@ -56,7 +56,7 @@ struct DataLinkController {
         let target = try await services.engine.validation.dataLinkTarget(name: name, accessToken: token)
         let length = request.headers.value(.contentLength).flatMap(Int.init)
         if let length, length > Self.maxBodyBytes {
-            throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
+            throw OAuthError.gatewayBodyTooLarge
         }
         var upstream = HTTPClientRequest(url: Self.url(target.link.url, rest: rest, query: request.uri.query))
         upstream.method = HTTPMethod(rawValue: request.method.rawValue)
@@ -83,9 +83,9 @@ struct DataLinkController {
                     .execute(upstream, timeout: .seconds(Int64(target.link.timeoutSeconds)))
             }
         } catch let error as HTTPClientError where Self.timeouts.contains(error) {
-            throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' did not answer in time.", status: 504)
+            throw OAuthError.dataLinkTimedOut(name)
         } catch is BodyTooLarge {
-            throw OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
+            throw OAuthError.gatewayBodyTooLarge
         } catch {
             context.logger.warning("data link unreachable", metadata: ["dataLink": "\(name)", "error": "\(error)"])
             throw OAuthError(.temporarilyUnavailable, "The data link '\(name)' is unreachable.", status: 502)
@@ -138,4 +138,14 @@ struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable wher
     }
 
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inner: base.makeAsyncIterator(), limit: limit) }
+}
+
+extension OAuthError {
+    /// 413: the caller's body is larger than ``DataLinkController/maxBodyBytes``.
+    static let gatewayBodyTooLarge = OAuthError(.invalidRequest, "The request body is too large for the gateway.", status: 413)
+
+    /// 504: the data link did not start its answer, or went silent in it, within its `timeout`.
+    static func dataLinkTimedOut(_ link: String) -> OAuthError {
+        OAuthError(.temporarilyUnavailable, "The data link '\(link)' did not answer in time.", status: 504)
+    }
 }

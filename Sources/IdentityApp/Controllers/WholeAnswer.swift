@@ -31,7 +31,7 @@ enum WholeAnswer {
         do {
             return try await EventLoopAffinity.returning { try await body.collect(upTo: length) }
         } catch let error as HTTPClientError where error == .readTimeout {
-            throw OAuthError(.temporarilyUnavailable, "The data link '\(link)' did not answer in time.", status: 504)
+            throw OAuthError.dataLinkTimedOut(link)
         } catch {
             logger.warning("data link answer cut short", metadata: ["dataLink": "\(link)", "error": "\(error)"])
             throw OAuthError(.temporarilyUnavailable, "The data link '\(link)' broke off its answer.", status: 502)
