@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interleaved A/B of broker builds under the same loads (docs/benchmarks.md, "Comparing two builds").
 
-    scripts/ab.py BEFORE AFTER [MORE ...] [--loads login1,login16,exchange,refresh] [--rounds 4] [--seconds 8]
+    scripts/ab.py BEFORE AFTER [MORE ...] [--loads login1,login16,exchange,refresh] [--rounds 4] [--seconds 8] [--signing ES256]
 
 BEFORE, AFTER, ... are `idconnect` binaries (copy `.build/release/idconnect` aside after each
 release build). Each round starts the sample AuthLink and each binary in turn on fresh data, as
@@ -41,14 +41,15 @@ def parse_load(text):
     return match.group(1), int(match.group(2) or 32)
 
 
-def measure(binary, loads, seconds, label):
-    """Starts the AuthLink and `binary` on fresh data and runs each load once; {load: result}."""
+def measure(binary, loads, seconds, label, signing=None):
+    """Starts the AuthLink and `binary` (signing with `signing` when given) on fresh data and runs
+    each load once; {load: result}."""
     workdir = tempfile.mkdtemp(prefix="idconnect-ab-")
     os.environ["BENCH_TMP"] = workdir
     processes = []
     results = {}
     try:
-        port = start_broker(workdir, binary, processes)
+        port = start_broker(workdir, binary, processes, signing)
         load.watch("broker", processes[-1].pid)
         for text in loads:
             name, connections = parse_load(text)
@@ -100,12 +101,13 @@ def main():
                         help="comma-separated: scenario name (floor for the static route) + connections (default: %(default)s)")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=int, default=8, help="length of each load")
+    parser.add_argument("--signing", choices=["RS256", "ES256"], help="the brokers' signing algorithm (default: RS256)")
     options, loads, labels = parse_comparison(parser)
     runs = {label: [] for label in labels}
     for round_number in range(options.rounds):
         print(f"-- round {round_number + 1} of {options.rounds}", flush=True)
         for binary, label in rotated(options.binaries, labels, round_number):
-            runs[label].append(measure(binary, loads, options.seconds, label))
+            runs[label].append(measure(binary, loads, options.seconds, label, options.signing))
     print("\n== medians over", options.rounds, "rounds")
     width = max(len(label) for label in labels)
     for text in loads:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the broker spends its CPU under one benchmark load (docs/benchmarks.md, "Profiles").
 
-    scripts/profile.py floor|validate|validate-many|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10]
+    scripts/profile.py floor|validate|validate-many|validate-opaque|introspect|introspect-inactive|introspect-opaque|exchange|refresh|gateway|discovery|password|login [--seconds 10] [--signing ES256]
 
 Starts the sample AuthLink and the release build of the broker as scripts/bench.py does, puts the
 load on it with wrk, records the broker with `perf record -g` meanwhile, and prints the hottest
@@ -108,16 +108,17 @@ def report(data, workdir, system_wide=False):
     print("\n".join(line[:160] for line in chains.splitlines()[:120] if line.strip() and not line.startswith("#")))
 
 
-def start_broker(workdir, binary, processes):
-    """Starts the sample AuthLink and `binary` (`idconnect serve` on the bench configuration) with
-    their data in `workdir`, appends both to `processes` (to stop), and returns the broker's port."""
+def start_broker(workdir, binary, processes, signing=None):
+    """Starts the sample AuthLink and `binary` (`idconnect serve` on the bench configuration, signing
+    with `signing` when given) with their data in `workdir`, appends both to `processes` (to stop),
+    and returns the broker's port."""
     authlink_port, port = broker.free_port(), broker.free_port()
     users = broker.authlink_users_file(workdir, os.path.join(ROOT, "Connectors", "AuthLinkSample", "users.json"), [])
     processes.append(broker.start([os.path.join(ROOT, ".build", "release", "authlink-sample"),
                                    "--port", str(authlink_port), "--users", users],
                                   os.path.join(workdir, "authlink.log")))
     broker.wait_until_up(authlink_port, "/", processes[-1])
-    config = broker.write_config(workdir, port, authlink_port, None)
+    config = broker.write_config(workdir, port, authlink_port, None, signing=signing)
     processes.append(broker.start([binary, "serve", "--config", config, "--port", str(port)],
                                   os.path.join(workdir, "broker.log"), env=dict(os.environ, IDCONNECT_LOG_LEVEL="warning")))
     broker.wait_until_up(port, "/healthz", processes[-1])
@@ -130,6 +131,8 @@ def main():
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--keep", action="store_true", help="keep the work directory (perf.data, logs)")
+    parser.add_argument("--signing", choices=["RS256", "ES256"],
+                        help="the broker's signing algorithm (ES256: see the exchange or refresh without RSA's share)")
     parser.add_argument("--system-wide", action="store_true",
                         help="record every process (wrk, the AuthLink, the kernel) and report by command first")
     options = parser.parse_args()
@@ -137,7 +140,7 @@ def main():
     os.environ["BENCH_TMP"] = workdir
     processes = []
     try:
-        port = start_broker(workdir, os.path.join(ROOT, ".build", "release", "idconnect"), processes)
+        port = start_broker(workdir, os.path.join(ROOT, ".build", "release", "idconnect"), processes, options.signing)
         arguments = scenario(options.scenario, port, 2_000 * options.seconds)
         data = os.path.join(workdir, "perf.data")
         results = []

@@ -9,7 +9,7 @@ import StoreContracts
 extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try pending.storedJSON()
-        try await pendingWrite(idHash) { db in
+        try await pendingWrite(idHash) { [self] db in
             try db.cachedStatement(sql: "INSERT INTO pending_authorizations (id_hash, data, expires_at) VALUES (?, ?, ?)")
                 .execute(arguments: [idHash, data, pending.expiresAt.sql])
             pendingCache.keep(pending, idHash)
@@ -27,7 +27,7 @@ extension SQLiteStore: PendingAuthorizationStore {
 
     public func updatePending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try pending.storedJSON()
-        try await pendingWrite(idHash) { db in
+        try await pendingWrite(idHash) { [self] db in
             try db.cachedStatement(sql: "UPDATE pending_authorizations SET data = ?, expires_at = ? WHERE id_hash = ?")
                 .execute(arguments: [data, pending.expiresAt.sql, idHash])
             if db.changesCount == 1 { pendingCache.keep(pending, idHash) } else { pendingCache.forget(idHash) }
@@ -35,7 +35,7 @@ extension SQLiteStore: PendingAuthorizationStore {
     }
 
     public func consumePending(idHash: String) async throws -> Bool {
-        try await pendingWrite(idHash) { db in try deletePending(idHash: idHash, in: db) }
+        try await pendingWrite(idHash) { [self] db in try deletePending(idHash: idHash, in: db) }
     }
 
     /// Deletes the pending authorization, and forgets it; whether it was there.
@@ -47,7 +47,7 @@ extension SQLiteStore: PendingAuthorizationStore {
 
     /// A short write that changes the pending authorization `idHash` (when given); if it fails,
     /// the id is forgotten, since what the cache was told inside it may not have been committed.
-    func pendingWrite<T: Sendable>(_ idHash: String?, _ updates: @Sendable (Database) throws -> T) async throws -> T {
+    func pendingWrite<T: Sendable>(_ idHash: String?, _ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await write(updates)
         } catch {

@@ -11,7 +11,7 @@ extension SQLiteStore {
                                throttleReset: ThrottleReset?) async throws -> Bool {
         let attributes = session.storedAttributes
         let codeData = try code.storedJSON()
-        let completed = try await pendingWrite(pendingIdHash) { db in
+        let completed = try await pendingWrite(pendingIdHash) { [self] db in
             if let pendingIdHash, try !deletePending(idHash: pendingIdHash, in: db) { return false }
             try Self.insert(session, attributes: attributes, in: db)
             try Self.insert(code, data: codeData, in: db)

@@ -11,8 +11,9 @@ extension SQLiteStore {
     /// Handing each write to GRDB's writer queue and back cost two cross-thread wake-ups, about as
     /// much CPU as the write itself: a sign-in writes three times, a code exchange and a refresh
     /// twice. Here GRDB's synchronous `write` runs the transaction in place (`DispatchQueue.sync`
-    /// on the idle writer queue does not switch threads); when the other event loop is writing,
-    /// this one waits for it, a few dozen microseconds, as it would wait for a mutex.
+    /// on the idle writer queue does not switch threads). The two loops take the writer in turn
+    /// (``WriterTurns``): a write that finds the other loop writing is handed to it and run right
+    /// after, and its caller suspends meanwhile instead of parking its loop's thread.
     ///
     /// Nothing long runs this way. While a long write (``writeOffLoop(_:)``, a WAL checkpoint:
     /// ``WALCheckpoints``) is queued or running, short writes queue behind it on GRDB's queue
@@ -21,13 +22,16 @@ extension SQLiteStore {
     /// database's write lock (an operator command on the same file): the transaction starts with
     /// a zero busy timeout and, if the lock is taken, runs again off this thread, where it waits
     /// up to ``busyTimeout``.
-    func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
-        if longWrites.none {
-            do {
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writerTurns.run { [self] in
+                guard longWrites.none else { throw LongWriteQueued() }
                 return try writeHere(updates)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-                // Another process holds the write lock: wait for it off this thread.
             }
+        } catch is LongWriteQueued {
+            // Queue behind it, suspended.
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            // Another process holds the write lock: wait for it off this thread.
         }
         return try await writeOffLoop(updates)
     }
@@ -40,18 +44,21 @@ extension SQLiteStore {
     /// connection committed, so a point reader's lookup right after a write reads its pages again
     /// from the files. The writer's cache is current: its own commits are the changes. A sign-in's
     /// read of its pending authorization took 99 µs on a point reader and 36 µs here, one at a
-    /// time. Like a short write, it waits in place while the other event loop uses the writer,
-    /// and goes to a point reader while a long write is queued or running (``writeOffLoop(_:)``)
+    /// time. It takes its turn on the writer like a short write (``WriterTurns``), and goes to a
+    /// point reader while a long write is queued or running (``writeOffLoop(_:)``)
     /// or when SQLite would make it wait (busy: a WAL recovery), never waiting on the loop.
     /// Reads that follow no write of their own (validation) stay on the point readers, which
     /// serve both event loops at once.
     func writerRead<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        if longWrites.none {
-            do {
+        do {
+            return try await writerTurns.run { [self] in
+                guard longWrites.none else { throw LongWriteQueued() }
                 return try readHere(block)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-                // Fall through to a point reader, which waits off this thread if it must.
             }
+        } catch is LongWriteQueued {
+            // Fall through to a point reader.
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            // Fall through to a point reader, which waits off this thread if it must.
         }
         return try await pointRead(block)
     }
@@ -106,6 +113,10 @@ extension SQLiteStore {
         }
     }
 }
+
+/// A long write is queued or running on GRDB's writer queue: the short write or writer read that
+/// found it goes elsewhere instead of blocking its thread behind it.
+private struct LongWriteQueued: Error {}
 
 /// Counts the writes queued or running on GRDB's writer queue that may take long; while there is
 /// one, ``SQLiteStore/write(_:)`` does not block its caller's thread behind it.

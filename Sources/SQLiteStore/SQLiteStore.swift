@@ -20,6 +20,8 @@ public final class SQLiteStore: Sendable {
     let accessChanges = ChangeCounter()
     /// Writes on GRDB's queue that short writes must not block behind (``write(_:)``).
     let longWrites: LongWrites
+    /// The two event loops' turns on the writer connection (``write(_:)``, ``writerRead(_:)``).
+    let writerTurns = WriterTurns()
     /// The WAL checkpoints, off the commits that trigger them.
     let checkpoints: WALCheckpoints
     /// The WAL's syncs to disk, at most a second after a commit.

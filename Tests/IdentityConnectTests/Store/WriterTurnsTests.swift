@@ -1,0 +1,155 @@
+import Dispatch
+import EventLoopAffinity
+import Foundation
+import NIOPosix
+@testable import SQLiteStore
+import Synchronization
+import Testing
+
+/// The event loops' turns on SQLite's writer connection: one job at a time, a job that finds the
+/// turn taken is run by the holder (its caller suspends instead of blocking its thread), each
+/// caller gets its own result or error, and a holder passes the turn on after a batch.
+@Suite("Writer turns")
+struct WriterTurnsTests {
+    /// The thread a job ran on.
+    final class ThreadRecord: Sendable {
+        private let value = Mutex<pthread_t?>(nil)
+        func set() { value.withLock { $0 = pthread_self() } }
+        var thread: pthread_t? { value.withLock { $0 } }
+    }
+
+    /// A holder on an event loop of its own whose job runs until `release` is signalled, so that
+    /// the jobs started meanwhile find the turn taken.
+    final class BlockedHolder: Sendable {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let release = DispatchSemaphore(value: 0)
+        let recorded: ThreadRecord
+        let task: Task<Int, any Error>
+
+        init(_ turns: WriterTurns) async throws {
+            let loop = group.next()
+            let entered = Atomic<Bool>(false)
+            let release = self.release
+            let thread = ThreadRecord()
+            self.recorded = thread
+            task = Task {
+                try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+                    try await turns.run {
+                        thread.set()
+                        entered.store(true, ordering: .releasing)
+                        _ = release.wait(timeout: .now() + 20)
+                        return -1
+                    }
+                }
+            }
+            while !entered.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(2)) }
+        }
+
+        var holderThread: pthread_t? { recorded.thread }
+
+        func finish() async throws {
+            release.signal()
+            #expect(try await task.value == -1)
+            try await group.shutdownGracefully()
+        }
+    }
+
+    /// Starts `job` as a caller of `turns` and returns once it is queued behind the holder.
+    static func queue(_ turns: WriterTurns, _ job: @escaping @Sendable () throws -> Int) async throws -> Task<Int, any Error> {
+        let before = turns.waiting
+        let task = Task { try await turns.run(job) }
+        while turns.waiting == before { try await Task.sleep(for: .milliseconds(2)) }
+        return task
+    }
+
+    @Test("a job that finds the turn taken is run by the holder after its own, and its caller gets the result")
+    func holderRunsQueuedJobs() async throws {
+        let turns = WriterTurns()
+        let holder = try await BlockedHolder(turns)
+        let ranOn = Mutex<pthread_t?>(nil)
+        let queued = try await Self.queue(turns) { ranOn.withLock { $0 = pthread_self() }; return 42 }
+        #expect(turns.waiting == 1)
+        try await holder.finish()
+        #expect(try await queued.value == 42)
+        let ran = try #require(ranOn.withLock { $0 }), holderThread = try #require(holder.holderThread)
+        #expect(pthread_equal(ran, holderThread) != 0)
+        #expect(turns.waiting == 0)
+    }
+
+    @Test("each queued caller gets its own result or its own error")
+    func resultsAndErrorsReachTheirCallers() async throws {
+        struct Refused: Error, Equatable { let index: Int }
+        let turns = WriterTurns()
+        let holder = try await BlockedHolder(turns)
+        var tasks: [Task<Int, any Error>] = []
+        for index in 0..<6 {
+            tasks.append(try await Self.queue(turns) {
+                if index % 2 == 1 { throw Refused(index: index) }
+                return index * 10
+            })
+        }
+        try await holder.finish()
+        for (index, task) in tasks.enumerated() {
+            if index % 2 == 1 {
+                await #expect(throws: Refused(index: index)) { try await task.value }
+            } else {
+                #expect(try await task.value == index * 10)
+            }
+        }
+    }
+
+    @Test("a holder runs at most a batch of jobs for others, then passes the turn to the next caller")
+    func holderPassesTheTurnAfterABatch() async throws {
+        let turns = WriterTurns(batch: 2)
+        let holder = try await BlockedHolder(turns)
+        let threads = Mutex<[Int: pthread_t]>([:])
+        var tasks: [Task<Int, any Error>] = []
+        for index in 0..<5 {
+            tasks.append(try await Self.queue(turns) {
+                threads.withLock { $0[index] = pthread_self() }
+                return index
+            })
+        }
+        try await holder.finish()
+        for (index, task) in tasks.enumerated() { #expect(try await task.value == index) }
+        let holderThread = try #require(holder.holderThread)
+        let byHolder = threads.withLock { ran in (0..<5).filter { pthread_equal(ran[$0]!, holderThread) != 0 } }
+        // The first two ran on the holder's loop; the third caller took the turn and ran the rest.
+        #expect(byHolder == [0, 1])
+    }
+
+    @Test("jobs from many callers at once never overlap and none is lost")
+    func oneAtATime() async throws {
+        /// Changed only inside jobs: what the turns alone must keep consistent.
+        final class Counter: @unchecked Sendable {
+            var value = 0
+            let inside = Atomic<Bool>(false)
+            let overlaps = Atomic<Int>(0)
+        }
+        let turns = WriterTurns(batch: 3)
+        let counter = Counter()
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for caller in 0..<64 {
+                let loop = group.any()
+                tasks.addTask {
+                    try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+                        for _ in 0..<50 {
+                            _ = try await turns.run {
+                                if counter.inside.exchange(true, ordering: .acquiring) { counter.overlaps.add(1, ordering: .relaxed) }
+                                counter.value += 1
+                                counter.inside.store(false, ordering: .releasing)
+                                return caller
+                            }
+                        }
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        try await group.shutdownGracefully()
+        #expect(counter.overlaps.load(ordering: .relaxed) == 0)
+        #expect(counter.value == 64 * 50)
+        #expect(turns.waiting == 0)
+    }
+}
