@@ -52,10 +52,7 @@ final class WriterTurns: Sendable {
     /// Runs `job` now on this thread if the writer is free; otherwise suspends until the holder
     /// has run it (or passed the turn on, and it runs here). Errors `job` throws reach the caller.
     func run<T: Sendable>(_ job: @escaping @Sendable () throws -> T) async throws -> T {
-        if state.withLock({ Self.take(&$0) }) {
-            defer { finishTurn() }
-            return try job()
-        }
+        if state.withLock({ Self.take(&$0) }) { return try holdingTurn(job) }
         // Comes back to the caller's own loop when another thread resumes it.
         return try await EventLoopAffinity.returning {
             let outcome: Outcome<T> = await withCheckedContinuation { continuation in
@@ -74,10 +71,15 @@ final class WriterTurns: Sendable {
             case .ran(let result):
                 return try result.get()
             case .yourTurn:
-                defer { finishTurn() }
-                return try job()
+                return try holdingTurn(job)
             }
         }
+    }
+
+    /// `job` on this thread, by the holder of the turn, which then serves the queue.
+    private func holdingTurn<T>(_ job: () throws -> T) rethrows -> T {
+        defer { finishTurn() }
+        return try job()
     }
 
     private static func take(_ state: inout State) -> Bool {
