@@ -18,40 +18,17 @@ enum SampleAuthLink {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw SampleMissing(description: "\(binary.path) is missing: run `swift build` (scripts/test.sh does) before the tests")
         }
-        // A port the kernel reports free: a random one could be the local port of one of the many
-        // outgoing connections other suites hold at the same time (the sample then cannot bind).
-        let port = try await freeLoopbackPort()
-        let process = try ChildProcess.spawn(binary.path, ["--port", "\(port)", "--users",
-                                                           root.appendingPathComponent("Connectors/AuthLinkSample/users.json").path],
-                                             keepStderr: false)
+        let users = root.appendingPathComponent("Connectors/AuthLinkSample/users.json").path
+        let (process, port, _) = try await ListeningChild.start("the sample AuthLink", spawn: { port in
+            try ChildProcess.spawn(binary.path, ["--port", "\(port)", "--users", users], keepStderr: false)
+        }, ready: { port in
+            try? await UpstreamHTTP(timeout: .seconds(1)).postJSON("http://127.0.0.1:\(port)/login", [:], what: "sample")
+        })
         defer { process.terminate() }
-        let url = "http://127.0.0.1:\(port)"
-        // Up to 30 s: on a loaded CI machine a debug binary can take several seconds to listen.
-        var listening = false
-        for _ in 0..<300 where process.isRunning {
-            if (try? await UpstreamHTTP(timeout: .seconds(1)).postJSON(url + "/login", [:], what: "sample")) != nil {
-                listening = true
-                break
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        guard listening else {
-            throw SampleMissing(description: "the sample AuthLink did not listen on port \(port) within 30 s (running: \(process.isRunning))")
-        }
-        return try await body(url)
+        return try await body("http://127.0.0.1:\(port)")
     }
 
     struct SampleMissing: Error, CustomStringConvertible { let description: String }
-
-    /// Binds a socket to 127.0.0.1 port 0, reads the port the kernel chose, and closes it.
-    static func freeLoopbackPort() async throws -> Int {
-        let socket = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = socket.localAddress?.port
-        try await socket.close().get()
-        guard let port else { throw SampleMissing(description: "no free port") }
-        return port
-    }
 }
 
 /// An OAuth WRAP v0.9 §5.1 server: form in, form out.

@@ -119,20 +119,14 @@ struct TLSReloadTests {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try content.write(to: url, atomically: true, encoding: .utf8)
         }
-        let port = try await SampleAuthLink.freeLoopbackPort()
-        let process = try ChildProcess.spawn(binary.path, [
-            "serve", "--config", config.path, "--port", "\(port)",
-            "--storage", "sqlite:\(directory.appendingPathComponent("data/db.sqlite").path)",
-        ], environment: ["TEST_APP_SECRET": TestBroker.appSecret], keepStderr: false)
-        defer { process.terminate() }
-
         let probe = try TLSProbe(trusting: ca.pem)
-        var connection: TLSProbe.Connection?
-        for _ in 0..<300 where process.isRunning && connection == nil {
-            connection = try? await probe.connect(port: port)
-            if connection == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        let open = try #require(connection, "idconnect did not serve TLS on port \(port) within 30 s")
+        let (process, port, open) = try await ListeningChild.start("idconnect", spawn: { port in
+            try ChildProcess.spawn(binary.path, [
+                "serve", "--config", config.path, "--port", "\(port)",
+                "--storage", "sqlite:\(directory.appendingPathComponent("data/db.sqlite").path)",
+            ], environment: ["TEST_APP_SECRET": TestBroker.appSecret], keepStderr: false)
+        }, ready: { port in try? await probe.connect(port: port) })
+        defer { process.terminate() }
         #expect(try await Self.healthOn(open, close: false).hasPrefix("HTTP/1.1 200"))
         #expect(try await open.peerSerial() == TestCA.serialBytes(20))
 
