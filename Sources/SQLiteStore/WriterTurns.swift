@@ -15,7 +15,10 @@ import Synchronization
 /// are not held long behind the other's.
 ///
 /// Jobs must be short and synchronous, and must not depend on which task runs them (they may run
-/// on the holder's): the writer connection's statements, nothing else.
+/// on the holder's): the writer connection's statements, nothing else. A caller's event loop must
+/// outlive its call: a turn passed to a caller whose loop has shut down is never taken (NIO drops
+/// work sent to a closed loop) and every later caller would wait. The broker's loops are NIO's
+/// shared group, which lives as long as the process.
 final class WriterTurns: Sendable {
     /// How many queued jobs a holder runs for others before it hands its turn over.
     static let batch = 8

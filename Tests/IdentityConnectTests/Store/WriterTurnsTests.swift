@@ -9,7 +9,8 @@ import Testing
 /// The event loops' turns on SQLite's writer connection: one job at a time, a job that finds the
 /// turn taken is run by the holder (its caller suspends instead of blocking its thread), each
 /// caller gets its own result or error, and a holder passes the turn on after a batch.
-@Suite("Writer turns")
+// A lost wakeup or a turn never freed hangs a caller: the time limit turns that into a failure.
+@Suite("Writer turns", .timeLimit(.minutes(1)))
 struct WriterTurnsTests {
     /// The thread a job ran on.
     final class ThreadRecord: Sendable {
@@ -20,13 +21,17 @@ struct WriterTurnsTests {
 
     /// A holder on an event loop of its own whose job runs until `release` is signalled, so that
     /// the jobs started meanwhile find the turn taken.
+    /// With `failing`, the holder's own job throws ``HolderFailed`` once released.
     final class BlockedHolder: Sendable {
+        struct HolderFailed: Error {}
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let release = DispatchSemaphore(value: 0)
         let recorded: ThreadRecord
+        let failing: Bool
         let task: Task<Int, any Error>
 
-        init(_ turns: WriterTurns) async throws {
+        init(_ turns: WriterTurns, failing: Bool = false) async throws {
+            self.failing = failing
             let loop = group.next()
             let entered = Atomic<Bool>(false)
             let release = self.release
@@ -38,6 +43,7 @@ struct WriterTurnsTests {
                         thread.set()
                         entered.store(true, ordering: .releasing)
                         _ = release.wait(timeout: .now() + 20)
+                        if failing { throw HolderFailed() }
                         return -1
                     }
                 }
@@ -49,7 +55,11 @@ struct WriterTurnsTests {
 
         func finish() async throws {
             release.signal()
-            #expect(try await task.value == -1)
+            if failing {
+                await #expect(throws: HolderFailed.self) { try await self.task.value }
+            } else {
+                #expect(try await task.value == -1)
+            }
             try await group.shutdownGracefully()
         }
     }
@@ -116,6 +126,34 @@ struct WriterTurnsTests {
         let byHolder = threads.withLock { ran in (0..<5).filter { pthread_equal(ran[$0]!, holderThread) != 0 } }
         // The first two ran on the holder's loop; the third caller took the turn and ran the rest.
         #expect(byHolder == [0, 1])
+    }
+
+    @Test("a holder whose own job throws still runs the queued jobs and frees the turn")
+    func aFailingHolderFreesTheTurn() async throws {
+        let turns = WriterTurns()
+        let holder = try await BlockedHolder(turns, failing: true)
+        let queued = try await Self.queue(turns) { 7 }
+        try await holder.finish()
+        #expect(try await queued.value == 7)
+        // Free again: a new caller runs at once instead of waiting for ever.
+        #expect(try await turns.run { 8 } == 8)
+        #expect(turns.waiting == 0)
+    }
+
+    @Test("a caller that was passed the turn and whose job throws still serves the jobs behind it")
+    func aFailingPassedTurnServesTheRest() async throws {
+        struct Refused: Error {}
+        let turns = WriterTurns(batch: 1)
+        let holder = try await BlockedHolder(turns)
+        let first = try await Self.queue(turns) { 0 }
+        let second = try await Self.queue(turns) { throw Refused() }
+        let third = try await Self.queue(turns) { 2 }
+        try await holder.finish()
+        // The holder ran the first (its batch of one) and passed the turn to the second caller.
+        #expect(try await first.value == 0)
+        await #expect(throws: Refused.self) { try await second.value }
+        #expect(try await third.value == 2)
+        #expect(try await turns.run { 3 } == 3)
     }
 
     @Test("jobs from many callers at once never overlap and none is lost")
