@@ -10,7 +10,8 @@ import Testing
 /// turn taken is run by the holder (its caller suspends instead of blocking its thread), each
 /// caller gets its own result or error, and a holder passes the turn on after a batch.
 // A lost wakeup or a turn never freed hangs a caller: the time limit turns that into a failure.
-@Suite("Writer turns", .timeLimit(.minutes(1)))
+// Generous, because in a full run these tests take 20–40 s waiting for the cooperative pool.
+@Suite("Writer turns", .timeLimit(.minutes(3)))
 struct WriterTurnsTests {
     /// The thread a job ran on.
     final class ThreadRecord: Sendable {
