@@ -43,7 +43,10 @@ struct WriterTurnsTests {
                     try await turns.run {
                         thread.set()
                         entered.store(true, ordering: .releasing)
-                        _ = release.wait(timeout: .now() + 20)
+                        // A safety net for a test that fails before `finish`, not a pace: in a full
+                        // run queueing the callers can take tens of seconds, and a holder that let go
+                        // early would run them before the test means it to.
+                        _ = release.wait(timeout: .now() + 150)
                         if failing { throw HolderFailed() }
                         return -1
                     }
