@@ -189,20 +189,24 @@ extension SQLiteStore: TokenFamilyStore {
     public func rotateRefresh(familyId: String, from oldHash: String, to newHash: String, expiresAt: Date,
                               graceResponse: Data?, at date: Date) async throws -> Bool {
         try await write { db in
-            let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT previous_refresh_hash FROM token_families WHERE id = ?"),
-                                               arguments: [familyId])
+            // One read of the row, as in PostgresStore: its session and the hash the last rotation
+            // replaced, found only while `oldHash` is still current (the writer connection holds the
+            // transaction, so nothing changes the row between this read and the update).
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT session_id, previous_refresh_hash FROM token_families
+                WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL
+                """), arguments: [familyId, oldHash]) else { return false }
+            let sessionId: String = row[0]
+            let previous: String? = row[1]
             try db.cachedStatement(sql: """
                 UPDATE token_families SET refresh_hash = ?, refresh_expires_at = ?, previous_refresh_hash = ?,
                     rotated_at = ?, grace_response = ?
-                WHERE id = ? AND refresh_hash = ? AND revoked_at IS NULL
-                """).execute(arguments: [newHash, expiresAt.sql, oldHash, date.sql, graceResponse, familyId, oldHash])
-            guard db.changesCount == 1 else { return false }
+                WHERE id = ?
+                """).execute(arguments: [newHash, expiresAt.sql, oldHash, date.sql, graceResponse, familyId])
             if let previous {
                 try db.cachedStatement(sql: "INSERT OR IGNORE INTO retired_refresh_tokens (token_hash, family_id) VALUES (?, ?)")
                     .execute(arguments: [previous, familyId])
             }
-            let sessionId = try String.fetchOne(db.cachedStatement(sql: "SELECT session_id FROM token_families WHERE id = ?"),
-                arguments: [familyId])
             try db.cachedStatement(sql: Self.extendSessionSQL).execute(arguments: [expiresAt.sql, date.sql, sessionId])
             return true
         }

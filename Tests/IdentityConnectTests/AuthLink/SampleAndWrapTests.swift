@@ -1,7 +1,6 @@
 import AuthLinkConnector
 import ConnectorHTTP
 import Foundation
-import NIOPosix
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
