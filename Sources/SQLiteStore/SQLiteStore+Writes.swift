@@ -13,7 +13,8 @@ extension SQLiteStore {
     /// twice. Here GRDB's synchronous `write` runs the transaction in place (`DispatchQueue.sync`
     /// on the idle writer queue does not switch threads). The two loops take the writer in turn
     /// (``WriterTurns``): a write that finds the other loop writing is handed to it and run right
-    /// after, and its caller suspends meanwhile instead of parking its loop's thread.
+    /// after, and its caller suspends meanwhile instead of parking its loop's thread. The writes
+    /// of one turn share a transaction and its commit (``TurnTransaction``).
     ///
     /// Nothing long runs this way. While a long write (``writeOffLoop(_:)``, a WAL checkpoint:
     /// ``WALCheckpoints``) is queued or running, short writes queue behind it on GRDB's queue
@@ -24,9 +25,9 @@ extension SQLiteStore {
     /// up to ``busyTimeout``.
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await writerTurns.run { [self] in
+            return try await writerTurns.run { [longWrites] turn in
                 guard longWrites.none else { throw LongWriteQueued() }
-                return try writeHere(updates)
+                return try turn.write(updates)
             }
         } catch is LongWriteQueued {
             // Queue behind it, suspended.
@@ -51,9 +52,9 @@ extension SQLiteStore {
     /// serve both event loops at once.
     func writerRead<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await writerTurns.run { [self] in
+            return try await writerTurns.run { [longWrites] turn in
                 guard longWrites.none else { throw LongWriteQueued() }
-                return try readHere(block)
+                return try turn.read(block)
             }
         } catch is LongWriteQueued {
             // Fall through to a point reader.
@@ -61,11 +62,6 @@ extension SQLiteStore {
             // Fall through to a point reader, which waits off this thread if it must.
         }
         return try await pointRead(block)
-    }
-
-    /// The read on this thread, outside a transaction (one statement).
-    private func readHere<T>(_ block: (Database) throws -> T) throws -> T {
-        try onWriterHere(block)
     }
 
     /// A write transaction on GRDB's writer queue, for writes that may touch many rows or wait.
@@ -77,23 +73,14 @@ extension SQLiteStore {
         }
     }
 
-    /// The transaction on this thread.
-    ///
-    /// `BEGIN IMMEDIATE` and `COMMIT` are statements prepared once per connection: GRDB's
-    /// `inTransaction` parses both anew every time (with its statement authorizer), which was
-    /// about 2.5% of a sign-in's CPU, with two transactions per sign-in. Any error rolls back.
-    private func writeHere<T>(_ updates: (Database) throws -> T) throws -> T {
-        try onWriterHere { db in
-            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-            do {
-                let result = try updates(db)
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                return result
-            } catch {
-                // The first error is the one to report, as in GRDB's `inTransaction`; GRDB's
-                // `rollback` does nothing when SQLite already rolled back on its own.
-                try? db.rollback()
-                throw error
+    /// The turns on the writer connection: each turn's jobs run on the holder's thread inside one
+    /// ``TurnTransaction``, committed before any of their callers is resumed.
+    static func writerTurns(_ pool: DatabasePool) -> WriterTurns<TurnTransaction> {
+        WriterTurns { body in
+            try onWriterHere(pool) { db in
+                let turn = TurnTransaction(db)
+                body(turn)
+                try turn.finish()
             }
         }
     }
@@ -101,7 +88,7 @@ extension SQLiteStore {
     /// `body` on the writer connection, on this thread, with a zero busy timeout: SQLite answers
     /// busy at once instead of waiting on the loop, and the caller goes elsewhere. Not `async`, so
     /// GRDB's synchronous `writeWithoutTransaction` is the one called.
-    private func onWriterHere<T>(_ body: (Database) throws -> T) throws -> T {
+    private static func onWriterHere<T>(_ pool: DatabasePool, _ body: (Database) throws -> T) throws -> T {
         try pool.writeWithoutTransaction { db in
             // Closed (`close()` at shutdown): SQLite must never see the null connection.
             guard let connection = db.sqliteConnection else {

@@ -21,7 +21,7 @@ public final class SQLiteStore: Sendable {
     /// Writes on GRDB's queue that short writes must not block behind (``write(_:)``).
     let longWrites: LongWrites
     /// The two event loops' turns on the writer connection (``write(_:)``, ``writerRead(_:)``).
-    let writerTurns = WriterTurns()
+    let writerTurns: WriterTurns<TurnTransaction>
     /// The WAL checkpoints, off the commits that trigger them.
     let checkpoints: WALCheckpoints
     /// The WAL's syncs to disk, at most a second after a commit.
@@ -62,6 +62,7 @@ public final class SQLiteStore: Sendable {
         self.checkpoints = checkpoints
         self.walSync = walSync
         pool = try DatabasePool(path: url.path, configuration: configuration)
+        writerTurns = Self.writerTurns(pool)
         checkpoints.attach(pool)
         try Self.migrator.migrate(pool)
         var readOnly = Configuration()

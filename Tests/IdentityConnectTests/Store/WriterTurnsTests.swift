@@ -23,7 +23,7 @@ struct WriterTurnsTests {
     /// A holder on an event loop of its own whose job runs until `release` is signalled, so that
     /// the jobs started meanwhile find the turn taken.
     /// With `failing`, the holder's own job throws ``HolderFailed`` once released.
-    final class BlockedHolder: Sendable {
+    final class BlockedHolder<Context>: Sendable {
         struct HolderFailed: Error {}
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let release = DispatchSemaphore(value: 0)
@@ -31,7 +31,9 @@ struct WriterTurnsTests {
         let failing: Bool
         let task: Task<Int, any Error>
 
-        init(_ turns: WriterTurns, failing: Bool = false) async throws {
+        /// `work` runs in the holder's job first (with the turn's context), before it blocks.
+        init(_ turns: WriterTurns<Context>, failing: Bool = false,
+             work: @escaping @Sendable (Context) throws -> Void = { _ in }) async throws {
             self.failing = failing
             let loop = group.next()
             let entered = Atomic<Bool>(false)
@@ -40,7 +42,8 @@ struct WriterTurnsTests {
             self.recorded = thread
             task = Task {
                 try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
-                    try await turns.run {
+                    try await turns.run { context in
+                        try work(context)
                         thread.set()
                         entered.store(true, ordering: .releasing)
                         // A safety net for a test that fails before `finish`, not a pace: in a full
@@ -69,7 +72,7 @@ struct WriterTurnsTests {
     }
 
     /// Starts `job` as a caller of `turns` and returns once it is queued behind the holder.
-    static func queue(_ turns: WriterTurns, _ job: @escaping @Sendable () throws -> Int) async throws -> Task<Int, any Error> {
+    static func queue<Context>(_ turns: WriterTurns<Context>, _ job: @escaping @Sendable (Context) throws -> Int) async throws -> Task<Int, any Error> {
         let before = turns.waiting
         let task = Task { try await turns.run(job) }
         while turns.waiting == before { try await Task.sleep(for: .milliseconds(2)) }
@@ -78,10 +81,10 @@ struct WriterTurnsTests {
 
     @Test("a job that finds the turn taken is run by the holder after its own, and its caller gets the result")
     func holderRunsQueuedJobs() async throws {
-        let turns = WriterTurns()
+        let turns = WriterTurns<Void>()
         let holder = try await BlockedHolder(turns)
         let ranOn = Mutex<pthread_t?>(nil)
-        let queued = try await Self.queue(turns) { ranOn.withLock { $0 = pthread_self() }; return 42 }
+        let queued = try await Self.queue(turns) { _ in ranOn.withLock { $0 = pthread_self() }; return 42 }
         #expect(turns.waiting == 1)
         try await holder.finish()
         #expect(try await queued.value == 42)
@@ -93,11 +96,11 @@ struct WriterTurnsTests {
     @Test("each queued caller gets its own result or its own error")
     func resultsAndErrorsReachTheirCallers() async throws {
         struct Refused: Error, Equatable { let index: Int }
-        let turns = WriterTurns()
+        let turns = WriterTurns<Void>()
         let holder = try await BlockedHolder(turns)
         var tasks: [Task<Int, any Error>] = []
         for index in 0..<6 {
-            tasks.append(try await Self.queue(turns) {
+            tasks.append(try await Self.queue(turns) { _ in
                 if index % 2 == 1 { throw Refused(index: index) }
                 return index * 10
             })
@@ -114,12 +117,12 @@ struct WriterTurnsTests {
 
     @Test("a holder runs at most a batch of jobs for others, then passes the turn to the next caller")
     func holderPassesTheTurnAfterABatch() async throws {
-        let turns = WriterTurns(batch: 2)
+        let turns = WriterTurns<Void>(batch: 2)
         let holder = try await BlockedHolder(turns)
         let threads = Mutex<[Int: pthread_t]>([:])
         var tasks: [Task<Int, any Error>] = []
         for index in 0..<5 {
-            tasks.append(try await Self.queue(turns) {
+            tasks.append(try await Self.queue(turns) { _ in
                 threads.withLock { $0[index] = pthread_self() }
                 return index
             })
@@ -134,9 +137,9 @@ struct WriterTurnsTests {
 
     @Test("a holder whose own job throws still runs the queued jobs and frees the turn")
     func aFailingHolderFreesTheTurn() async throws {
-        let turns = WriterTurns()
+        let turns = WriterTurns<Void>()
         let holder = try await BlockedHolder(turns, failing: true)
-        let queued = try await Self.queue(turns) { 7 }
+        let queued = try await Self.queue(turns) { _ in 7 }
         try await holder.finish()
         #expect(try await queued.value == 7)
         // Free again: a new caller runs at once instead of waiting for ever.
@@ -147,11 +150,11 @@ struct WriterTurnsTests {
     @Test("a caller that was passed the turn and whose job throws still serves the jobs behind it")
     func aFailingPassedTurnServesTheRest() async throws {
         struct Refused: Error {}
-        let turns = WriterTurns(batch: 1)
+        let turns = WriterTurns<Void>(batch: 1)
         let holder = try await BlockedHolder(turns)
-        let first = try await Self.queue(turns) { 0 }
-        let second = try await Self.queue(turns) { throw Refused() }
-        let third = try await Self.queue(turns) { 2 }
+        let first = try await Self.queue(turns) { _ in 0 }
+        let second = try await Self.queue(turns) { _ in throw Refused() }
+        let third = try await Self.queue(turns) { _ in 2 }
         try await holder.finish()
         // The holder ran the first (its batch of one) and passed the turn to the second caller.
         #expect(try await first.value == 0)
@@ -168,7 +171,7 @@ struct WriterTurnsTests {
             let inside = Atomic<Bool>(false)
             let overlaps = Atomic<Int>(0)
         }
-        let turns = WriterTurns(batch: 3)
+        let turns = WriterTurns<Void>(batch: 3)
         let counter = Counter()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
