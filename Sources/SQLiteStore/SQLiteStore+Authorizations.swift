@@ -5,7 +5,9 @@ import StoreContracts
 /// Pending authorizations: rows of `pending_authorizations`, the latest also in ``PendingCache``.
 /// The cache changes inside the write that changes the row, where SQLite's write lock orders it
 /// with every other write; a write that fails afterwards leaves the id forgotten (a forgotten id
-/// is read from the table).
+/// is read from the table). A write's turn commits after it (``TurnTransaction``), so for that
+/// long the cache can show a change not yet committed; only the browser that holds the id asks
+/// for it, and that browser hears of a new id only from the answer sent after the commit.
 extension SQLiteStore: PendingAuthorizationStore {
     public func insertPending(_ pending: PendingAuthorization, idHash: String) async throws {
         let data = try pending.storedJSON()

@@ -74,9 +74,13 @@ extension SQLiteStore {
     }
 
     /// The turns on the writer connection: each turn's jobs run on the holder's thread inside one
-    /// ``TurnTransaction``, committed before any of their callers is resumed.
-    static func writerTurns(_ pool: DatabasePool) -> WriterTurns<TurnTransaction> {
+    /// ``TurnTransaction``, committed before any of their callers is resumed. A turn does not
+    /// start while a long write is queued or running: it would wait for it on GRDB's queue with
+    /// the holder's thread blocked; its jobs fail with ``LongWriteQueued`` instead and their
+    /// callers go elsewhere (each job checks again: one may be queued while the turn runs).
+    static func writerTurns(_ pool: DatabasePool, longWrites: LongWrites) -> WriterTurns<TurnTransaction> {
         WriterTurns { body in
+            guard longWrites.none else { throw LongWriteQueued() }
             try onWriterHere(pool) { db in
                 let turn = TurnTransaction(db)
                 body(turn)

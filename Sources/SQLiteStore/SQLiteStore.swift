@@ -62,7 +62,7 @@ public final class SQLiteStore: Sendable {
         self.checkpoints = checkpoints
         self.walSync = walSync
         pool = try DatabasePool(path: url.path, configuration: configuration)
-        writerTurns = Self.writerTurns(pool)
+        writerTurns = Self.writerTurns(pool, longWrites: longWrites)
         checkpoints.attach(pool)
         try Self.migrator.migrate(pool)
         var readOnly = Configuration()

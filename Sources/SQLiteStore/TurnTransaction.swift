@@ -15,6 +15,9 @@ final class TurnTransaction {
     let db: Database
     /// A write of this turn began the transaction, and it has not ended.
     private var began = false
+    /// A write failed and its changes could not be undone alone: the transaction was rolled back
+    /// (or is to be), and the turn fails.
+    private var broken = false
 
     init(_ db: Database) {
         self.db = db
@@ -24,6 +27,7 @@ final class TurnTransaction {
     /// turn's first write, alone in the transaction then, undoes it all and the next write begins
     /// anew (that first `BEGIN` may fail busy: another process holds the write lock).
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        if broken { throw RolledBack() }
         guard began else { return try firstWrite(updates) }
         // SQLite rolled the whole transaction back after an earlier write's error (a full disk,
         // an I/O error): the turn fails at its end, so this write must not begin a new one.
@@ -35,8 +39,13 @@ final class TurnTransaction {
             return result
         } catch {
             if db.isInsideTransaction {
-                try? db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT turn_write").execute()
-                try? db.cachedStatement(sql: "RELEASE SAVEPOINT turn_write").execute()
+                do {
+                    try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT turn_write").execute()
+                    try db.cachedStatement(sql: "RELEASE SAVEPOINT turn_write").execute()
+                } catch {
+                    // Its changes could not be undone alone: none of the turn's may commit.
+                    breakTurn()
+                }
             }
             throw error
         }
@@ -47,12 +56,15 @@ final class TurnTransaction {
         try block(db)
     }
 
-    /// Commits the turn's writes; throws (rolling back) when the commit fails or SQLite already
-    /// rolled the transaction back, so that every write of the turn fails.
+    /// Commits the turn's writes; throws (rolling back) when the commit fails or the transaction
+    /// was rolled back, so that every write of the turn fails. Leaves no transaction open.
     func finish() throws {
+        defer { began = false }
+        if broken || (began && !db.isInsideTransaction) {
+            try? db.rollback()
+            throw RolledBack()
+        }
         guard began else { return }
-        began = false
-        guard db.isInsideTransaction else { throw RolledBack() }
         do {
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
         } catch {
@@ -60,13 +72,6 @@ final class TurnTransaction {
             try? db.rollback()
             throw error
         }
-    }
-
-    /// Ends the transaction without committing (the turn's jobs did not all run).
-    func abandon() {
-        guard began else { return }
-        began = false
-        try? db.rollback()
     }
 
     private func firstWrite<T>(_ updates: (Database) throws -> T) throws -> T {
@@ -77,12 +82,18 @@ final class TurnTransaction {
         } catch {
             // The first error is the one to report, as in GRDB's `inTransaction`.
             try? db.rollback()
-            began = false
+            // Not rolled back: its changes must not commit with a later write's.
+            if db.isInsideTransaction { broken = true } else { began = false }
             throw error
         }
     }
 
-    /// SQLite rolled back the turn's transaction after an error of one of its writes.
+    private func breakTurn() {
+        broken = true
+        try? db.rollback()
+    }
+
+    /// The turn's transaction was rolled back after an error of one of its writes.
     struct RolledBack: Error, CustomStringConvertible {
         var description: String { "the write transaction was rolled back after an earlier error in it" }
     }

@@ -64,6 +64,37 @@ struct SQLiteWriteTests {
         try await group.shutdownGracefully()
     }
 
+    @Test("a short write and a writer read made on an event loop while a long write runs wait for it off the loop: the loop keeps serving")
+    func shortWritesWaitOffTheLoop() async throws {
+        let store = try SQLiteStore(path: Self.temporaryPath())
+        let inWrite = Atomic<Bool>(false), release = DispatchSemaphore(value: 0)
+        let writing = Task { try await store.writeOffLoop { _ in inWrite.store(true, ordering: .relaxed); _ = release.wait(timeout: .now() + 30) } }
+        while !inWrite.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let short = Task {
+            try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+                try await store.insertSession(StoreConformanceTests.session("during"))
+                return try await store.writerRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions") }
+            }
+        }
+        // A short write that blocked the loop behind the long one would hold this job until the
+        // long write ends; that is released by the job itself, or after ten seconds (too late).
+        let tooLate = Atomic<Bool>(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+            tooLate.store(true, ordering: .relaxed)
+            release.signal()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let servedInTime = try await loop.submit { !tooLate.load(ordering: .relaxed) }.get()
+        #expect(servedInTime)
+        release.signal()
+        try await writing.value
+        #expect(try await short.value == 1)
+        try await store.close()
+        try await group.shutdownGracefully()
+    }
+
     @Test("a WAL past the threshold, and not before, is checkpointed off the committing write")
     func checkpointsRun() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 @testable import SQLiteStore
 import Synchronization
@@ -23,8 +24,8 @@ struct TurnTransactionTests {
 
     /// A store with a `probe` table, an `orphan` table whose rows need a `parent` row by the
     /// commit, and a `doom` table whose inserts roll the whole transaction back.
-    static func store() async throws -> SQLiteStore {
-        let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath())
+    static func store(path: String = SQLiteWriteTests.temporaryPath()) async throws -> SQLiteStore {
+        let store = try SQLiteStore(path: path)
         try await store.writeOffLoop { db in
             try db.execute(sql: """
                 CREATE TABLE probe (name TEXT PRIMARY KEY);
@@ -111,6 +112,37 @@ struct TurnTransactionTests {
         #expect(try await Self.probeRows(store) == [])
         try await store.write { db in try db.execute(sql: "INSERT INTO probe (name) VALUES ('later')") }
         #expect(try await Self.probeRows(store) == ["later"])
+        try await store.close()
+    }
+
+    @Test("writes of a turn that find another connection holding the write lock each land once, after it lets go")
+    func writesWaitForAnotherConnection() async throws {
+        let path = SQLiteWriteTests.temporaryPath()
+        let store = try await Self.store(path: path)
+        let other = try DatabaseQueue(path: path)
+        let locked = DispatchSemaphore(value: 0), unlock = DispatchSemaphore(value: 0)
+        Thread {
+            try? other.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                _ = unlock.wait(timeout: .now() + 30)
+                try db.execute(sql: "COMMIT")
+            }
+        }.start()
+        #expect(locked.wait(timeout: .now() + 10) == .success)
+        // The holder only reads, so its turn begins no transaction.
+        let holder = try await WriterTurnsTests.BlockedHolder(store.writerTurns, work: { turn in
+            _ = try turn.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM probe") }
+        })
+        let first = try await Self.queueWrite(store, "a")
+        let second = try await Self.queueWrite(store, "b")
+        // Both find the lock taken in the holder's turn and go to GRDB's queue, which waits.
+        try await holder.finish()
+        unlock.signal()
+        try await first.value
+        try await second.value
+        #expect(try await Self.probeRows(store) == ["a", "b"])
+        try other.close()
         try await store.close()
     }
 }
