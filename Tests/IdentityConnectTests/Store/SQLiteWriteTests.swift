@@ -2,6 +2,7 @@ import EventLoopAffinity
 import Foundation
 import GRDB
 import IdentityCore
+import NIOCore
 import NIOPosix
 @testable import SQLiteStore
 import StoreContracts
@@ -42,57 +43,29 @@ struct SQLiteWriteTests {
     @Test("close, called on an event loop while a long write runs, waits for it off the loop: the loop keeps serving")
     func closeWaitsOffTheLoop() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
-        let inWrite = Atomic<Bool>(false), release = DispatchSemaphore(value: 0)
-        let writing = Task { try await store.writeOffLoop { _ in inWrite.store(true, ordering: .relaxed); _ = release.wait(timeout: .now() + 30) } }
-        while !inWrite.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        let closing = Task { try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) { try await store.close() } }
-        // A close that blocked the loop would hold this job until the write ends; the write is
-        // released by the job itself, or after ten seconds (then the job comes too late).
-        let tooLate = Atomic<Bool>(false)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
-            tooLate.store(true, ordering: .relaxed)
-            release.signal()
-        }
-        try await Task.sleep(for: .milliseconds(300))  // the close reaches GRDB's within microseconds
-        let servedInTime = try await loop.submit { !tooLate.load(ordering: .relaxed) }.get()
-        #expect(servedInTime)
-        release.signal()
-        try await writing.value
+        let blocked = try await BlockedLongWrite(store)
+        let closing = Task { try await withTaskExecutorPreference(EventLoopTaskExecutor(blocked.loop)) { try await store.close() } }
+        #expect(try await blocked.loopServedInTime())
+        try await blocked.releaseWrite()
         try await closing.value
-        try await group.shutdownGracefully()
+        try await blocked.shutdown()
     }
 
     @Test("a short write and a writer read made on an event loop while a long write runs wait for it off the loop: the loop keeps serving")
     func shortWritesWaitOffTheLoop() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
-        let inWrite = Atomic<Bool>(false), release = DispatchSemaphore(value: 0)
-        let writing = Task { try await store.writeOffLoop { _ in inWrite.store(true, ordering: .relaxed); _ = release.wait(timeout: .now() + 30) } }
-        while !inWrite.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
+        let blocked = try await BlockedLongWrite(store)
         let short = Task {
-            try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
+            try await withTaskExecutorPreference(EventLoopTaskExecutor(blocked.loop)) {
                 try await store.insertSession(StoreConformanceTests.session("during"))
                 return try await store.writerRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions") }
             }
         }
-        // A short write that blocked the loop behind the long one would hold this job until the
-        // long write ends; that is released by the job itself, or after ten seconds (too late).
-        let tooLate = Atomic<Bool>(false)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
-            tooLate.store(true, ordering: .relaxed)
-            release.signal()
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        let servedInTime = try await loop.submit { !tooLate.load(ordering: .relaxed) }.get()
-        #expect(servedInTime)
-        release.signal()
-        try await writing.value
+        #expect(try await blocked.loopServedInTime())
+        try await blocked.releaseWrite()
         #expect(try await short.value == 1)
         try await store.close()
-        try await group.shutdownGracefully()
+        try await blocked.shutdown()
     }
 
     @Test("a WAL past the threshold, and not before, is checkpointed off the committing write")
@@ -195,5 +168,48 @@ struct SQLiteWriteTests {
         #expect(try await store.session(id: "committed")?.userId == "changed")
         try other.close()
         try await store.close()
+    }
+}
+
+/// A long write held open on GRDB's queue, and a one-thread event loop: a test hands the loop
+/// something that must not wait for the long write, then asks whether the loop still serves.
+private struct BlockedLongWrite {
+    let loop: any EventLoop
+    private let group: MultiThreadedEventLoopGroup
+    private let release = DispatchSemaphore(value: 0)
+    private let writing: Task<Void, any Error>
+
+    /// Starts the long write and returns once it runs.
+    init(_ store: SQLiteStore) async throws {
+        let inWrite = Atomic<Bool>(false), release = self.release
+        writing = Task { try await store.writeOffLoop { _ in inWrite.store(true, ordering: .relaxed); _ = release.wait(timeout: .now() + 30) } }
+        while !inWrite.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        loop = group.next()
+    }
+
+    /// Whether the loop runs a job before the long write ends. Work that blocked the loop behind
+    /// the long write would hold this job until then; the write is released by the job itself, or
+    /// after ten seconds (then the job comes too late). The work under test reaches GRDB's queue
+    /// within microseconds, well inside the 300 ms waited first.
+    func loopServedInTime() async throws -> Bool {
+        let tooLate = Atomic<Bool>(false), release = self.release
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
+            tooLate.store(true, ordering: .relaxed)
+            release.signal()
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        return try await loop.submit { !tooLate.load(ordering: .relaxed) }.get()
+    }
+
+    /// Lets the long write end and waits for it.
+    func releaseWrite() async throws {
+        release.signal()
+        try await writing.value
+    }
+
+    /// Shuts the loop down, once nothing runs on it any more.
+    func shutdown() async throws {
+        try await group.shutdownGracefully()
     }
 }

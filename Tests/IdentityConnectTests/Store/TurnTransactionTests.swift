@@ -60,6 +60,15 @@ struct TurnTransactionTests {
         { turn in try turn.write { db in try db.execute(sql: "INSERT INTO probe (name) VALUES (?)", arguments: [name]) } }
     }
 
+    /// None of the turn's rows were kept, the transaction is over and the turn free: the next
+    /// write lands alone. Closes the store.
+    static func expectNothingKeptAndTurnFree(_ store: SQLiteStore) async throws {
+        #expect(try await probeRows(store) == [])
+        try await store.write { db in try db.execute(sql: "INSERT INTO probe (name) VALUES ('later')") }
+        #expect(try await probeRows(store) == ["later"])
+        try await store.close()
+    }
+
     @Test("the writes queued behind a holder commit with its own, once; one that fails undoes only its rows")
     func oneCommitPerTurn() async throws {
         let store = try await Self.store()
@@ -91,11 +100,7 @@ struct TurnTransactionTests {
         try await holder.finish()
         await #expect(throws: DatabaseError.self) { try await first.value }
         await #expect(throws: DatabaseError.self) { try await breaking.value }
-        #expect(try await Self.probeRows(store) == [])
-        // The transaction is over and the turn free: the next write lands.
-        try await store.write { db in try db.execute(sql: "INSERT INTO probe (name) VALUES ('later')") }
-        #expect(try await Self.probeRows(store) == ["later"])
-        try await store.close()
+        try await Self.expectNothingKeptAndTurnFree(store)
     }
 
     @Test("after SQLite rolls the turn's transaction back, later writes of the turn fail instead of committing alone")
@@ -109,10 +114,7 @@ struct TurnTransactionTests {
         await #expect(throws: TurnTransaction.RolledBack.self) { try await first.value }
         await #expect(throws: DatabaseError.self) { try await dooming.value }
         await #expect(throws: TurnTransaction.RolledBack.self) { try await after.value }
-        #expect(try await Self.probeRows(store) == [])
-        try await store.write { db in try db.execute(sql: "INSERT INTO probe (name) VALUES ('later')") }
-        #expect(try await Self.probeRows(store) == ["later"])
-        try await store.close()
+        try await Self.expectNothingKeptAndTurnFree(store)
     }
 
     @Test("writes of a turn that find another connection holding the write lock each land once, after it lets go")
