@@ -8,7 +8,9 @@ connections, as in scripts/ab.py) against each `idconnect` binary in turn, on fr
 reads the broker's /proc counters before and after: per request, the CPU its event loops spent,
 the CPU the rest of the process spent (GRDB's writer queue with the WAL checkpoints, the blocking
 pools), the bytes it handed to write calls (files and sockets: `wchar`) and those calls, the
-bytes it sent towards the disk (`write_bytes`); and the size of the WAL at the end. Checkpoints
+bytes it sent towards the disk (`write_bytes`), how often its threads went to sleep for want of
+work (voluntary context switches, each a wake-up to pay for later) and were preempted; and the
+size of the WAL at the end. Checkpoints
 come in steps: up to one threshold's worth of WAL may still wait for its checkpoint when a load
 ends, so compare loads long enough to cross the threshold many times.
 
@@ -33,7 +35,7 @@ from ab import parse_comparison, parse_load, rotated  # noqa: E402
 from profile import scenario, start_broker  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
-COLUMNS = ("rate", "loops_us", "other_us", "written", "writes", "disk")
+COLUMNS = ("rate", "loops_us", "other_us", "written", "writes", "disk", "sleeps", "preempted")
 
 
 def cpu_ticks(stat_path):
@@ -55,6 +57,7 @@ def counters(pid):
             key, value = line.split(":")
             values[key] = int(value)
     values["total"] = cpu_ticks(f"/proc/{pid}/stat")
+    values["sleeps"], values["preempted"] = load.context_switches(pid)
     values["loops"] = 0
     for task in glob.glob(f"/proc/{pid}/task/*"):
         try:
@@ -90,7 +93,8 @@ def measure(binary, text, seconds):
         return {"rate": result.requests_per_second, "loops_us": delta["loops"] * 1e6 / TICKS / requests,
                 "other_us": (delta["total"] - delta["loops"]) * 1e6 / TICKS / requests,
                 "written": delta["wchar"] / requests, "writes": delta["syscw"] / requests,
-                "disk": delta["write_bytes"] / requests}, wal
+                "disk": delta["write_bytes"] / requests, "sleeps": delta["sleeps"] / requests,
+                "preempted": delta["preempted"] / requests}, wal
     finally:
         for process in processes:
             process.terminate()
@@ -101,7 +105,7 @@ def measure(binary, text, seconds):
 def line(label, text, row, wal):
     return (f"{text:>12} {label}: {row['rate']:8,.0f}/s  CPU loops {row['loops_us']:5.0f} µs  other {row['other_us']:4.0f} µs  "
             f"written {row['written']:7,.0f} B in {row['writes']:4.1f} writes, to disk {row['disk']:7,.0f} B  "
-            f"WAL {wal / 1e6:5.1f} MB")
+            f"WAL {wal / 1e6:5.1f} MB  sleeps {row['sleeps']:4.2f} preempted {row['preempted']:4.2f}")
 
 
 def main():

@@ -19,6 +19,10 @@ class Result:
         # CPU time (user + system) each watched process spent per request during the run, in
         # microseconds: steadier than req/s on a shared machine, where the CPU share drifts.
         self.cpu_us = {}
+        # How many times per request each watched process's threads went to sleep for want of
+        # work (voluntary context switches): each is a wake-up that costs CPU later. A process
+        # kept busy sleeps far less than once per request; one that waits on every packet, more.
+        self.sleeps = {}
 
 
 # label -> pid of the processes whose CPU time every run_wrk measures (watch()).
@@ -48,6 +52,27 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def context_switches(pid):
+    """(voluntary, involuntary) context switches of a process's live threads so far; None once it
+    is gone. Threads that ended are not counted, so compare processes whose threads live long
+    (the broker's event loops, the backend's)."""
+    voluntary = involuntary = 0
+    try:
+        for name in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{name}/status") as handle:
+                    for line in handle:
+                        if line.startswith("voluntary_ctxt_switches:"):
+                            voluntary += int(line.split(":")[1])
+                        elif line.startswith("nonvoluntary_ctxt_switches:"):
+                            involuntary += int(line.split(":")[1])
+            except OSError:  # the thread ended meanwhile
+                continue
+    except OSError:
+        return None
+    return voluntary, involuntary
+
+
 def run_wrk(name, port, duration, connections, threads, method="GET", path="/", body="", headers=None,
             pool=None, cycle=False, note=""):
     """Loads http://127.0.0.1:port with a fixed request, with each value of `pool` once, or (with
@@ -75,12 +100,16 @@ def run_wrk(name, port, duration, connections, threads, method="GET", path="/", 
                "-s", script, f"http://127.0.0.1:{port}{path if pool is None else '/'}"]
     watched = dict(_watched)
     before = {label: cpu_seconds(pid) for label, pid in watched.items()}
+    switches_before = {label: context_switches(pid) for label, pid in watched.items()}
     output = subprocess.run(command, env=env, capture_output=True, text=True, timeout=duration + 60).stdout
     after = {label: cpu_seconds(pid) for label, pid in watched.items()}
+    switches_after = {label: context_switches(pid) for label, pid in watched.items()}
     result = parse(name, output, note)
     for label in watched:
         if before[label] is not None and after[label] is not None and result.requests:
             result.cpu_us[label] = round((after[label] - before[label]) / result.requests * 1e6, 1)
+        if switches_before[label] is not None and switches_after[label] is not None and result.requests:
+            result.sleeps[label] = round((switches_after[label][0] - switches_before[label][0]) / result.requests, 2)
     span = pool_span(clocks, threads) if clocks else None
     if span:
         result.requests_per_second = result.requests / span

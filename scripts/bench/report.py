@@ -73,6 +73,11 @@ def table(results, extras, configuration, options):
             if own and through and broker_cpu:
                 line += (f"; CPU per call: the backend alone {own:.0f} µs, through the gateway {through:.0f} µs "
                          f"plus the broker's {broker_cpu:.0f} µs")
+            slept_alone = getattr(direct, "sleeps", {}).get("authlink")
+            slept_behind = getattr(gateway, "sleeps", {}).get("authlink")
+            if slept_alone is not None and slept_behind is not None:
+                line += (f"; the backend went to sleep for want of work {slept_alone:.2f} times per call alone, "
+                         f"{slept_behind:.2f} behind the gateway")
             lines.append(line)
         elif direct and gateway:
             lines.append(f"the gateway adds {gateway.p50_ms - direct.p50_ms:.2f} ms at p50 to a call (one at a time)")
