@@ -8,8 +8,9 @@ connections, as in scripts/ab.py) against each `idconnect` binary in turn, on fr
 reads the broker's /proc counters before and after: per request, the CPU its event loops spent,
 the CPU the rest of the process spent (GRDB's writer queue with the WAL checkpoints, the blocking
 pools), the bytes it handed to write calls (files and sockets: `wchar`) and those calls, the
-bytes it sent towards the disk (`write_bytes`), how often its threads went to sleep for want of
-work (voluntary context switches, each a wake-up to pay for later) and were preempted; and the
+bytes it sent towards the disk (`write_bytes`), how often its threads alive through the load went
+to sleep for want of work (voluntary context switches, each a wake-up to pay for later) and were
+preempted; and the
 size of the WAL at the end. Checkpoints
 come in steps: up to one threshold's worth of WAL may still wait for its checkpoint when a load
 ends, so compare loads long enough to cross the threshold many times.
@@ -57,7 +58,7 @@ def counters(pid):
             key, value = line.split(":")
             values[key] = int(value)
     values["total"] = cpu_ticks(f"/proc/{pid}/stat")
-    values["sleeps"], values["preempted"] = load.context_switches(pid)
+    values["switches"] = load.context_switches(pid)
     values["loops"] = 0
     for task in glob.glob(f"/proc/{pid}/task/*"):
         try:
@@ -88,7 +89,9 @@ def measure(binary, text, seconds):
         requests = result.requests
         if result.errors:
             print(f"{text}: {result.errors} errors of {requests} requests", flush=True)
+        sleeps, preempted = load.switches_between(before.pop("switches"), after.pop("switches"))
         delta = {key: after[key] - before[key] for key in before}
+        delta["sleeps"], delta["preempted"] = sleeps, preempted
         wal = sum(os.path.getsize(path) for path in glob.glob(os.path.join(workdir, "**", "*-wal"), recursive=True))
         return {"rate": result.requests_per_second, "loops_us": delta["loops"] * 1e6 / TICKS / requests,
                 "other_us": (delta["total"] - delta["loops"]) * 1e6 / TICKS / requests,

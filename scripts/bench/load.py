@@ -19,8 +19,9 @@ class Result:
         # CPU time (user + system) each watched process spent per request during the run, in
         # microseconds: steadier than req/s on a shared machine, where the CPU share drifts.
         self.cpu_us = {}
-        # How many times per request each watched process's threads went to sleep for want of
-        # work (voluntary context switches): each is a wake-up that costs CPU later. A process
+        # How many times per request each watched process's threads (those alive through the
+        # run) went to sleep for want of work (voluntary context switches): each is a wake-up
+        # that costs CPU later. A process
         # kept busy sleeps far less than once per request; one that waits on every packet, more.
         self.sleeps = {}
 
@@ -53,23 +54,38 @@ def cpu_seconds(pid):
 
 
 def context_switches(pid):
-    """(voluntary, involuntary) context switches of a process's live threads so far; None once it
-    is gone. Threads that ended are not counted, so compare processes whose threads live long
-    (the broker's event loops, the backend's)."""
-    voluntary = involuntary = 0
+    """{thread id: (voluntary, involuntary) context switches so far} for a process's live threads;
+    None once the process is gone. Compare two readings with ``switches_between``."""
+    counts = {}
     try:
-        for name in os.listdir(f"/proc/{pid}/task"):
-            try:
-                with open(f"/proc/{pid}/task/{name}/status") as handle:
-                    for line in handle:
-                        if line.startswith("voluntary_ctxt_switches:"):
-                            voluntary += int(line.split(":")[1])
-                        elif line.startswith("nonvoluntary_ctxt_switches:"):
-                            involuntary += int(line.split(":")[1])
-            except OSError:  # the thread ended meanwhile
-                continue
+        names = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return None
+    for name in names:
+        voluntary = involuntary = 0
+        try:
+            with open(f"/proc/{pid}/task/{name}/status") as handle:
+                for line in handle:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        voluntary = int(line.split(":")[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        involuntary = int(line.split(":")[1])
+        except OSError:  # the thread ended meanwhile
+            continue
+        counts[name] = (voluntary, involuntary)
+    return counts
+
+
+def switches_between(before, after):
+    """(voluntary, involuntary) context switches between two ``context_switches`` readings, of
+    the threads alive at both: a thread that ended takes its count with it, and one that began
+    meanwhile (libdispatch's, a blocking pool's) is left out, so the event loops' count is whole
+    and short-lived workers' is not."""
+    voluntary = involuntary = 0
+    for thread, (first_voluntary, first_involuntary) in before.items():
+        if thread in after:
+            voluntary += after[thread][0] - first_voluntary
+            involuntary += after[thread][1] - first_involuntary
     return voluntary, involuntary
 
 
@@ -109,7 +125,8 @@ def run_wrk(name, port, duration, connections, threads, method="GET", path="/", 
         if before[label] is not None and after[label] is not None and result.requests:
             result.cpu_us[label] = round((after[label] - before[label]) / result.requests * 1e6, 1)
         if switches_before[label] is not None and switches_after[label] is not None and result.requests:
-            result.sleeps[label] = round((switches_after[label][0] - switches_before[label][0]) / result.requests, 2)
+            voluntary, _ = switches_between(switches_before[label], switches_after[label])
+            result.sleeps[label] = round(voluntary / result.requests, 2)
     span = pool_span(clocks, threads) if clocks else None
     if span:
         result.requests_per_second = result.requests / span
