@@ -8,11 +8,10 @@ connections, as in scripts/ab.py) against each `idconnect` binary in turn, on fr
 reads the broker's /proc counters before and after: per request, the CPU its event loops spent,
 the CPU the rest of the process spent (GRDB's writer queue with the WAL checkpoints, the blocking
 pools), the bytes it handed to write calls (files and sockets: `wchar`) and those calls, the
-bytes it sent towards the disk (`write_bytes`), how often its threads alive through the load went
-to sleep for want of work (voluntary context switches, each a wake-up to pay for later) and were
-preempted; and the
-size of the WAL at the end. Checkpoints
-come in steps: up to one threshold's worth of WAL may still wait for its checkpoint when a load
+bytes it sent towards the disk (`write_bytes`), how often its threads that live through the load
+went to sleep (voluntary context switches: waiting for work, a lock or I/O; each is a wake-up to
+pay for later) and were preempted; and the size of the WAL at the end. Checkpoints come in
+steps: up to one threshold's worth of WAL may still wait for its checkpoint when a load
 ends, so compare loads long enough to cross the threshold many times.
 
 Requests per second on two shared cores move 10–30% between minutes. The bytes and writes per

@@ -20,9 +20,9 @@ class Result:
         # microseconds: steadier than req/s on a shared machine, where the CPU share drifts.
         self.cpu_us = {}
         # How many times per request each watched process's threads (those alive through the
-        # run) went to sleep for want of work (voluntary context switches): each is a wake-up
-        # that costs CPU later. A process
-        # kept busy sleeps far less than once per request; one that waits on every packet, more.
+        # run) went to sleep (voluntary context switches: waiting for work, a lock or I/O). Each
+        # is a wake-up that costs CPU later. A process kept busy sleeps far less than once per
+        # request; one that waits for every packet, more.
         self.sleeps = {}
 
 
@@ -80,8 +80,10 @@ def switches_between(before, after):
     """(voluntary, involuntary) context switches between two ``context_switches`` readings, of
     the threads alive at both: a thread that ended takes its count with it, and one that began
     meanwhile (libdispatch's, a blocking pool's) is left out, so the event loops' count is whole
-    and short-lived workers' is not."""
+    and short-lived workers' is not. (0, 0) when either reading is missing (the process ended)."""
     voluntary = involuntary = 0
+    if before is None or after is None:
+        return voluntary, involuntary
     for thread, (first_voluntary, first_involuntary) in before.items():
         if thread in after:
             voluntary += after[thread][0] - first_voluntary

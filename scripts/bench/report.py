@@ -76,7 +76,7 @@ def table(results, extras, configuration, options):
             slept_alone = getattr(direct, "sleeps", {}).get("authlink")
             slept_behind = getattr(gateway, "sleeps", {}).get("authlink")
             if slept_alone is not None and slept_behind is not None:
-                line += (f"; the backend went to sleep for want of work {slept_alone:.2f} times per call alone, "
+                line += (f"; the backend's threads went to sleep {slept_alone:.2f} times per call alone, "
                          f"{slept_behind:.2f} behind the gateway")
             lines.append(line)
         elif direct and gateway:

@@ -173,7 +173,7 @@ struct SQLiteWriteTests {
 
 /// A long write held open on GRDB's queue, and a one-thread event loop: a test hands the loop
 /// something that must not wait for the long write, then asks whether the loop still serves.
-private struct BlockedLongWrite {
+private struct BlockedLongWrite: Sendable {
     let loop: any EventLoop
     private let group: MultiThreadedEventLoopGroup
     private let release = DispatchSemaphore(value: 0)
@@ -189,9 +189,10 @@ private struct BlockedLongWrite {
     }
 
     /// Whether the loop runs a job before the long write ends. Work that blocked the loop behind
-    /// the long write would hold this job until then; the write is released by the job itself, or
-    /// after ten seconds (then the job comes too late). The work under test reaches GRDB's queue
-    /// within microseconds, well inside the 300 ms waited first.
+    /// the long write would hold this job until then; the write ends when the test calls
+    /// ``releaseWrite()`` after this answer, or after ten seconds (then the job comes too late).
+    /// The work under test reaches GRDB's queue within microseconds, well inside the 300 ms
+    /// waited first.
     func loopServedInTime() async throws -> Bool {
         let tooLate = Atomic<Bool>(false), release = self.release
         DispatchQueue.global().asyncAfter(deadline: .now() + 10) {
@@ -208,7 +209,8 @@ private struct BlockedLongWrite {
         try await writing.value
     }
 
-    /// Shuts the loop down, once nothing runs on it any more.
+    /// Shuts the loop down. Call it once the work handed to the loop has finished: the shutdown
+    /// does not wait for it.
     func shutdown() async throws {
         try await group.shutdownGracefully()
     }

@@ -62,10 +62,10 @@ struct TurnTransactionTests {
 
     /// None of the turn's rows were kept, the transaction is over and the turn free: the next
     /// write lands alone. Closes the store.
-    static func expectNothingKeptAndTurnFree(_ store: SQLiteStore) async throws {
-        #expect(try await probeRows(store) == [])
+    static func expectNothingKeptAndTurnFree(_ store: SQLiteStore, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await probeRows(store) == [], sourceLocation: sourceLocation)
         try await store.write { db in try db.execute(sql: "INSERT INTO probe (name) VALUES ('later')") }
-        #expect(try await probeRows(store) == ["later"])
+        #expect(try await probeRows(store) == ["later"], sourceLocation: sourceLocation)
         try await store.close()
     }
 
