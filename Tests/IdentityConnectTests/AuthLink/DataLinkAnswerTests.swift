@@ -12,6 +12,13 @@ import Testing
 struct DataLinkAnswerTests {
     struct BrokeOff: Error {}
 
+    /// How long the stalling answers stay silent: far past the `crm` link's 2 s timeout, so that a
+    /// gateway that waited for the data link instead of cutting it off would take this long.
+    static let stallSeconds: Int64 = 30
+    /// The caller hears of the cut within this: the link's timeout with ample room for a loaded
+    /// CI machine (a bound of 5 s was once missed by 0.45 s there), and well short of the stall.
+    static let cutWithin = Duration.seconds(20)
+
     /// A data link whose answer depends on the last path segment.
     static func backend() -> Router<BasicRequestContext> {
         let router = Router()
@@ -50,10 +57,11 @@ struct DataLinkAnswerTests {
             })
         }
         router.get("api/stall") { _, _ in
-            // Promises 100 bytes, sends 10, then says nothing for longer than the link's 2 s timeout.
+            // Promises 100 bytes, sends 10, then says nothing for far longer than the link's 2 s
+            // timeout (a gateway that waited for it would answer after `stallSeconds`).
             Response(status: .ok, body: ResponseBody(contentLength: 100) { writer in
                 try await writer.write(ByteBuffer(string: "0123456789"))
-                try await Task.sleep(for: .seconds(6))
+                try await Task.sleep(for: .seconds(Self.stallSeconds))
                 try await writer.write(ByteBuffer(repeating: 0x2E, count: 90))
                 try await writer.finish(nil)
             })
@@ -64,7 +72,7 @@ struct DataLinkAnswerTests {
             let half = ByteBuffer(repeating: UInt8(ascii: "S"), count: 100 << 10)
             return Response(status: .ok, body: ResponseBody(contentLength: 2 * half.readableBytes) { writer in
                 try await writer.write(half)
-                try await Task.sleep(for: .seconds(6))
+                try await Task.sleep(for: .seconds(Self.stallSeconds))
                 try await writer.write(half)
                 try await writer.finish(nil)
             })
@@ -145,7 +153,7 @@ struct DataLinkAnswerTests {
             let stalled = try await client.get("/datalink/crm/stall", headers: auth)
             #expect(stalled.status == .gatewayTimeout)
             #expect(stalled.json["error"] as? String == "temporarily_unavailable")
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < Self.cutWithin)
         }
     }
 
@@ -162,7 +170,7 @@ struct DataLinkAnswerTests {
                 if answer.body.readableBytes < 200 << 10 { throw BrokeOff() }
             }
             // The caller's connection ends with the cut answer: the test client cannot be reused.
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < Self.cutWithin)
         }
     }
 
