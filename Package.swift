@@ -35,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
+        // The version and the commit this build was made from (the plugin asks git before each build).
+        .target(name: "BuildInfo", plugins: ["BuildCommitPlugin"]),
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         .target(name: "IdentityCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -84,7 +87,7 @@ let package = Package(
         ]),
         .target(name: "IdentityApp", dependencies: [
             "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP", "WebAuthn",
-            "EventLoopAffinity", "ConnectorHTTP",
+            "EventLoopAffinity", "ConnectorHTTP", "BuildInfo",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -136,7 +139,7 @@ let package = Package(
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
             "IdentityApp", "IdentityCore", "JOSE", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
-            "LDAPConnector", "EventLoopAffinity",
+            "LDAPConnector", "EventLoopAffinity", "BuildInfo",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -154,7 +157,7 @@ let package = Package(
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
-            "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity",
+            "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity", "BuildInfo",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -40,7 +40,14 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo_cmd=""
-  [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "install-deps: these Debian packages are missing and this user cannot install them (not root, no sudo):" >&2
+      echo "  apt-get install ${missing[*]}" >&2
+      exit 1
+    fi
+    sudo_cmd="sudo"
+  fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 update -qq
   $sudo_cmd apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"

@@ -68,6 +68,13 @@ export IDCONNECT_GEOIP_TEST_DB="$peers_dir/geoip-test.mmdb"
 # generation at start, not a hundred.)
 NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=8 swift test --skip-build
 scripts/smoke.sh
+# An operator's first hour with the binary (docs/operations.md): --version, refusals before anything
+# is created, the admin listener and its metrics, SIGTERM with a long poll open, healthcheck,
+# clients list, hash-password on a terminal.
+python3 scripts/operator-check.py "$(swift build --show-bin-path)/idconnect"
+# The container image (docs/operations.md, "Docker"): the Dockerfile's promises always; building and
+# running the image where a Docker engine runs (none does on the development and CI machines).
+scripts/docker-check.sh
 # The OpenID Foundation's Basic OP and Config OP plans (our port) against the binary over HTTPS
 # with a CA made for the run; results compared with scripts/conformance/expected.txt
 # (docs/conformance.md).

@@ -20,7 +20,20 @@ extension BrokerConfigReader {
                               audit: reader.section("audit") { readAudit($0) } ?? AuditSettings(),
                               geoip: reader.section("geoip") { readGeoIP($0) } ?? nil,
                               appLinks: reader.section("appLinks") { readAppLinks($0) } ?? AppLinks(),
-                              tls: reader.section("tls") { readTLS($0) } ?? nil)
+                              tls: reader.section("tls") { readTLS($0) } ?? nil,
+                              admin: readAdminListener(reader))
+    }
+
+    /// `server.adminPort` and `server.adminHost`: the admin listener, when a port is given.
+    private func readAdminListener(_ reader: ConfigReader) -> AdminListener? {
+        let host = reader.string("adminHost")
+        guard let port = reader.positiveInt("adminPort") else {
+            if host != nil { reader.problem("adminHost", "needs server.adminPort") }
+            return nil
+        }
+        if port > 65535 { reader.problem("adminPort", "must be between 1 and 65535") }
+        if let host, host.isEmpty { reader.problem("adminHost", "must not be empty") }
+        return AdminListener(host: host ?? AdminListener.defaultHost, port: port)
     }
 
     private func readAudit(_ reader: ConfigReader) -> AuditSettings {

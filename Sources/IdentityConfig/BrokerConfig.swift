@@ -46,10 +46,14 @@ public struct ServerSettings: Sendable {
     public var appLinks = AppLinks()
     /// HTTPS served by the broker itself (`server.tls`); nil: plain HTTP, e.g. behind a TLS proxy.
     public var tls: TLSSettings?
+    /// A second, private listener for `/metrics` (`server.adminPort`, `server.adminHost`); nil:
+    /// `/metrics` is served on the main listener.
+    public var admin: AdminListener?
 
     public init(issuer: String? = nil, host: String? = nil, port: Int? = nil, trustedProxies: [IPAddressRange] = [],
                 http: HTTPLimits = .init(), rateLimits: RateLimits = .init(), audit: AuditSettings = .init(),
-                geoip: GeoIPSettings? = nil, appLinks: AppLinks = AppLinks(), tls: TLSSettings? = nil) {
+                geoip: GeoIPSettings? = nil, appLinks: AppLinks = AppLinks(), tls: TLSSettings? = nil,
+                admin: AdminListener? = nil) {
         self.issuer = issuer
         self.host = host
         self.port = port
@@ -60,6 +64,22 @@ public struct ServerSettings: Sendable {
         self.geoip = geoip
         self.appLinks = appLinks
         self.tls = tls
+        self.admin = admin
+    }
+}
+
+/// Where `/metrics` (with `/healthz` and `/readyz`) is served when it must not be reachable by the
+/// broker's clients: plain HTTP on its own address, loopback unless configured otherwise
+/// (docs/operations.md, "Metrics").
+public struct AdminListener: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+
+    public static let defaultHost = "127.0.0.1"
+
+    public init(host: String = AdminListener.defaultHost, port: Int) {
+        self.host = host
+        self.port = port
     }
 }
 

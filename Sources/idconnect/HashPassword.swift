@@ -1,21 +1,53 @@
 import ArgumentParser
 import Foundation
 import StaticConnector
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `idconnect hash-password`: reads a password on stdin, prints a PBKDF2 PHC string
-/// (docs/connectors/static.md, "Password hashes").
+/// `idconnect hash-password`: reads a password, prints a PBKDF2 PHC string
+/// (docs/connectors/static.md, "Password hashes"). On a terminal it asks twice without echoing
+/// what is typed; from a pipe it reads standard input to its end.
 struct HashPassword: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "hash-password", abstract: "Read a password on stdin and print a passwordHash for static users.")
+        commandName: "hash-password", abstract: "Read a password (typed without echo, or on stdin) and print a passwordHash for static users.")
 
     @Option(help: "PBKDF2-SHA256 iterations (at least 10000).") var iterations: Int = 600_000
 
     func run() throws {
         guard iterations >= 10_000 else { throw ValidationError("--iterations must be at least 10000") }
-        let input = FileHandle.standardInput.readDataToEndOfFile()
-        var password = String(decoding: input, as: UTF8.self)
-        if password.hasSuffix("\r\n") { password.removeLast(2) } else if password.hasSuffix("\n") { password.removeLast() }
-        guard !password.isEmpty else { throw ValidationError("no password on stdin") }
+        let password: String
+        if isatty(STDIN_FILENO) == 1 {
+            password = try Self.typedTwice()
+        } else {
+            let input = FileHandle.standardInput.readDataToEndOfFile()
+            var text = String(decoding: input, as: UTF8.self)
+            if text.hasSuffix("\r\n") { text.removeLast(2) } else if text.hasSuffix("\n") { text.removeLast() }
+            password = text
+        }
+        guard !password.isEmpty else { throw ValidationError("no password given") }
         print(try PasswordHash.pbkdf2(password: password, iterations: iterations))
+    }
+
+    /// Asks for the password and its repetition on the terminal, echo off.
+    static func typedTwice() throws -> String {
+        let first = try typed(prompt: "Password: ")
+        let second = try typed(prompt: "Repeat password: ")
+        guard first == second else { throw ValidationError("the two passwords differ") }
+        return first
+    }
+
+    /// One line from the terminal with echo turned off (and back on, whatever happens).
+    static func typed(prompt: String) throws -> String {
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw ValidationError("cannot read the terminal's settings") }
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else { throw ValidationError("cannot turn the terminal's echo off") }
+        defer { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        guard let line = readLine(strippingNewline: true) else { throw ValidationError("no password given") }
+        return line
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import IdentityApp
 import IdentityCore
@@ -11,7 +12,8 @@ struct IDConnect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "idconnect",
         abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
-        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, InstancesCommand.self, SessionsCommand.self, MFACommand.self, AuthLinkCommand.self, HashPassword.self, BenchCommand.self])
+        version: "idconnect \(BuildInfo.summary)",
+        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, InstancesCommand.self, SessionsCommand.self, MFACommand.self, AuthLinkCommand.self, HashPassword.self, HealthcheckCommand.self, BenchCommand.self])
 }
 
 /// `--config` and `--storage` for the commands that work on stored state, and the operator

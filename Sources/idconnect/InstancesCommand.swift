@@ -3,10 +3,11 @@ import Foundation
 import IdentityApp
 
 /// `idconnect instances list|delete`: registered mobile app instances (docs/protocol.md,
-/// "Mobile app instances"). `clients` and `revoke` are the names of earlier releases.
+/// "Mobile app instances"). `revoke` is the name of earlier releases; `idconnect clients list`
+/// lists them together with the configured clients.
 struct InstancesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "instances", abstract: "Manage registered mobile app instances.",
-                                                    subcommands: [List.self, Delete.self], aliases: ["clients"])
+                                                    subcommands: [List.self, Delete.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List registered instances (of one environment, or all).")

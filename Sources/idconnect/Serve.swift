@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import Hummingbird
 import IdentityApp
@@ -14,6 +15,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Issuer URL (default http://<host>:<port>, https:// with server.tls).") var issuer: String?
     @Option(help: "Storage: sqlite:PATH or postgres://user:pass@host:port/db (default sqlite:./data/idconnect.sqlite).")
     var storage: String?
+    @Flag(help: "A trial run: allows --host 0.0.0.0 without an issuer (the issuer is then http://localhost:<port>).")
+    var dev = false
 
     func run() async throws {
         guard let choice = ConcurrencyExecutor.chosen() else {
@@ -23,10 +26,11 @@ struct Serve: AsyncParsableCommand {
         }
         let executor = ConcurrencyExecutor.install(choice)
         let logger = bootstrapLogging()
-        let options = ServeOptions(configDirectory: configOption.config, host: host, port: port, issuer: issuer, storage: storage)
+        let options = ServeOptions(configDirectory: configOption.config, host: host, port: port, issuer: issuer, storage: storage, development: dev)
         let prepared: PreparedBroker
         do {
-            prepared = try await BrokerBootstrap.prepare(options: options, registry: ConnectorCatalog.registry, logger: logger)
+            prepared = try await BrokerBootstrap.prepare(options: options, registry: ConnectorCatalog.registry, serving: true,
+                                                         logger: logger)
         } catch let problems as ConfigProblems {
             report(problems)
             throw ExitCode(2)
@@ -36,6 +40,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode(1)
         }
         logger.info("starting", metadata: [
+            "version": "\(BuildInfo.version)", "commit": "\(BuildInfo.commit)",
             "issuer": "\(prepared.settings.issuer)", "listen": "\(prepared.settings.host):\(prepared.settings.port)",
             "storage": "\(prepared.settings.storage.redacted)", "executor": "\(executor.rawValue)",
         ])

@@ -16,17 +16,21 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
                              onListening: @escaping @Sendable (String) -> Void = { _ in }) -> some ApplicationProtocol {
     let router = buildRouter(prepared.engine, metrics: prepared.metrics)
     let limits = prepared.engine.state.config.server.http
+    var services: [any Service] = [
+        StoreCloser(store: prepared.engine.store, logger: logger),
+        MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
+        MetadataRefreshService(engine: prepared.engine, interval: maintenanceInterval),
+        ReloadService(prepared: prepared, logger: logger),
+        KeyWatchService(engine: prepared.engine, logger: logger),
+    ]
+    if let admin = prepared.settings.admin {
+        services.append(buildAdminApplication(prepared, admin: admin, logger: logger))
+    }
     return Application(
         router: router,
         server: brokerHTTPServer(limits, tls: prepared.tls, documents: .wellKnown(prepared.engine), metrics: prepared.metrics),
         configuration: .init(address: .hostname(prepared.settings.host, port: prepared.settings.port), serverName: nil),
-        services: [
-            StoreCloser(store: prepared.engine.store, logger: logger),
-            MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
-            MetadataRefreshService(engine: prepared.engine, interval: maintenanceInterval),
-            ReloadService(prepared: prepared, logger: logger),
-            KeyWatchService(engine: prepared.engine, logger: logger),
-        ],
+        services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? prepared.settings.port
             onListening("\(prepared.settings.host):\(port)")
@@ -52,19 +56,34 @@ public func brokerHTTPServer(_ limits: HTTPLimits, tls: TLSContextSource? = nil,
     }
 }
 
-/// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 10 s to finish
+/// Runs the broker until SIGTERM/SIGINT; in-flight requests get up to 4 s to finish
 /// (docs/operations.md, "Signals and shutdown"). Once listening it prints the startup summary
 /// (`StartupSummary`) on standard output.
 public func runBroker(_ prepared: PreparedBroker, logger: Logger) async throws {
     let application = buildApplication(prepared, logger: logger) { address in
         FileHandle.standardOutput.write(Data((StartupSummary.text(prepared, listening: "\(prepared.tls == nil ? "http" : "https")://\(address)") + "\n").utf8))
     }
+    // Services shut down last to first: `DrainSignal` hears the signal before the server, so
+    // long polls answer at once instead of holding the shutdown.
     var configuration = ServiceGroupConfiguration(
-        services: [.init(service: application)],
+        services: [.init(service: application), .init(service: DrainSignal(draining: prepared.engine.draining))],
         gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-    configuration.maximumGracefulShutdownDuration = .seconds(10)
-    configuration.maximumCancellationDuration = .seconds(5)
+    // Within 5 s of SIGTERM the process is gone: in-flight requests get 4 s, then what is left
+    // is cancelled and gets 1 s.
+    configuration.maximumGracefulShutdownDuration = .seconds(4)
+    configuration.maximumCancellationDuration = .seconds(1)
     try await ServiceGroup(configuration: configuration).run()
+    logger.info("stopped")
+}
+
+/// Tells the engine that graceful shutdown began (``Draining``), then ends.
+struct DrainSignal: Service {
+    let draining: Draining
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        draining.begin()
+    }
 }
 
 /// The router with every endpoint and middleware; also used directly by tests.
@@ -83,7 +102,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
         metrics: metrics, turns: EventLoopGlobalExecutor.isolation == .never ? EventLoopTurns() : nil))
     let services = AppServices(engine: engine, pages: Pages())
     WellKnownController(services: services).register(on: router)
-    HealthController(services: services, metrics: metrics).register(on: router)
+    HealthController(engine: engine, metrics: metrics, servesMetrics: engine.state.config.server.admin == nil).register(on: router)
     let dataLinks = DataLinkController(services: services, clients: .shared)
     dataLinks.register(on: router)
     let authorize = AuthorizeController(services: services)

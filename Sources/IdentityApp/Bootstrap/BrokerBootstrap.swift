@@ -19,6 +19,8 @@ public struct PreparedBroker: Sendable {
     public let metrics: MetricsRegistry
     /// The TLS context new connections get, when `server.tls` is configured (reloaded on SIGHUP).
     public let tls: TLSContextSource?
+    /// Held while this broker serves a SQLite database (`serve` only; nil otherwise).
+    public let sqliteLock: SQLiteInstanceLock?
 }
 
 /// Loads configuration, opens storage and the vault, loads signing keys, builds connectors.
@@ -82,7 +84,11 @@ public enum BrokerBootstrap {
     /// first one with `generateSigningKey` when storage has none) and builds the engine. Tests
     /// that start many brokers pass a generator that reuses key material: RSA generation is the
     /// costliest step of a start.
-    public static func prepare(options: ServeOptions, registry: ConnectorRegistry,
+    ///
+    /// `serving` (what `idconnect serve` passes) first checks that the listening addresses are free
+    /// — a port in use is refused before anything is created — and then takes the SQLite
+    /// database's instance lock (``SQLiteInstanceLock``), held as long as the returned broker.
+    public static func prepare(options: ServeOptions, registry: ConnectorRegistry, serving: Bool = false,
                                clock: any BrokerClock = SystemClock(),
                                environment: [String: String] = ProcessInfo.processInfo.environment,
                                generateSigningKey: @escaping @Sendable (JOSEAlgorithm) throws -> SigningKey = SigningKey.generate,
@@ -94,6 +100,12 @@ public enum BrokerBootstrap {
         let tls = try config.server.tls.map { try TLSContextSource($0) }
         for warning in try preflight(config: config, storage: settings.storage) {
             logger.warning("\(warning)")
+        }
+        var sqliteLock: SQLiteInstanceLock?
+        if serving {
+            try PortProbe.check(host: settings.host, port: settings.port)
+            if let admin = settings.admin { try PortProbe.check(host: admin.host, port: admin.port, what: "server.adminPort") }
+            if case .sqlite(let path) = settings.storage { sqliteLock = try SQLiteInstanceLock(databasePath: path) }
         }
         let locator = try openLocator(config.server.geoip)
         let store = try await openStore(settings.storage)
@@ -115,7 +127,7 @@ public enum BrokerBootstrap {
         // the start (docs/connectors/saml.md, "IdP metadata").
         await engine.connectorMetadata.refresh(force: true)
         return PreparedBroker(engine: engine, settings: settings, registry: registry, options: options,
-                              environment: environment, metrics: metrics, tls: tls)
+                              environment: environment, metrics: metrics, tls: tls, sqliteLock: sqliteLock)
     }
 
     /// The GeoIP database of `server.geoip`, opened (memory-mapped) before storage is touched.

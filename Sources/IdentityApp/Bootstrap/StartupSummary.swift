@@ -1,3 +1,4 @@
+import BuildInfo
 import Foundation
 import OAuthEngine
 
@@ -10,6 +11,7 @@ public enum StartupSummary {
         let state = prepared.engine.state
         var lines = [
             "Identity Connect is listening on \(listening)",
+            "  version  \(BuildInfo.summary)",
             "  issuer   \(prepared.settings.issuer)",
             "  storage  \(prepared.settings.storage.redacted)",
         ]

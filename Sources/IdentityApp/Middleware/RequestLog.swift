@@ -18,19 +18,35 @@ enum RequestLog {
             "method": .string(method),
             "path": .string(loggablePath(path)),
             "status": .stringConvertible(status),
-            "ms": .string(String(format: "%.2f", seconds * 1000)),
+            "ms": .stringConvertible((seconds * 100_000).rounded() / 100),
             "client": .string(client ?? "-"),
         ])
     }
 
-    /// Paths with secrets in them (temp login ids, registration ids) are logged with the secret cut.
+    /// Paths with secrets in them are logged with the secret segment replaced by `…`: the temp
+    /// login URI's id, a registration's client id, the QR page's pending id, the second step's id
+    /// and the QR code the app confirms (under `/v1`–`/v3` too).
     static func loggablePath(_ path: String) -> String {
         var components = path.split(separator: "/", omittingEmptySubsequences: false)
-        // .../oauth/authenticate/{secret} and .../oauth/register/{secret}
-        if let index = components.firstIndex(where: { $0 == "authenticate" || $0 == "register" }),
-           index > 0, components[index - 1] == "oauth", index + 1 < components.count {
-            components = Array(components[...index]) + ["…"]
+        for prefix in secretPrefixes {
+            guard let start = firstMatch(of: prefix, in: components), start + prefix.count < components.count else { continue }
+            components[start + prefix.count] = "…"
+            break
         }
         return String(components.joined(separator: "/").prefix(200))
+    }
+
+    /// The segments after which a path's next segment is a secret.
+    private static let secretPrefixes: [[Substring]] = [
+        ["oauth", "authenticate"], ["oauth", "register"], ["oauth", "qr", "start"], ["oauth", "mfa"],
+        ["api", "v3", "auth", "qr"],
+    ]
+
+    /// Where `prefix` first occurs in `components` as consecutive segments.
+    private static func firstMatch(of prefix: [Substring], in components: [Substring]) -> Int? {
+        guard components.count > prefix.count else { return nil }
+        return (0..<(components.count - prefix.count)).first { start in
+            prefix.indices.allSatisfy { components[start + $0] == prefix[$0] }
+        }
     }
 }

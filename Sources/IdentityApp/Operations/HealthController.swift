@@ -3,10 +3,12 @@ import IdentityCore
 import OAuthEngine
 
 /// `/healthz` (process up), `/readyz` (storage reachable, config loaded) and `/metrics`
-/// (docs/protocol.md, "Health, readiness, metrics").
+/// (docs/protocol.md, "Health, readiness, metrics"). With `server.adminPort` the main listener
+/// leaves `/metrics` to the admin listener (`servesMetrics` false).
 struct HealthController {
-    let services: AppServices
+    let engine: BrokerEngine
     let metrics: MetricsRegistry
+    var servesMetrics = true
 
     /// `/healthz`'s answer, encoded once: the route is polled by every load balancer and is the
     /// benchmarks' HTTP floor, so it does nothing a static route would not.
@@ -16,13 +18,14 @@ struct HealthController {
         router.get("healthz") { _, _ in Responses.json(bytes: Self.healthy, noStore: true) }
         router.get("readyz") { _, context in
             do {
-                try await withTimeout(seconds: 2) { try await services.engine.store.ping() }
+                try await withTimeout(seconds: 2) { try await engine.store.ping() }
                 return Responses.json(["status": "ready"])
             } catch {
                 context.logger.warning("not ready: storage unreachable", metadata: ["error": "\(error)"])
                 return Responses.json(["status": "unavailable", "reason": "storage unreachable"], status: .serviceUnavailable)
             }
         }
+        guard servesMetrics else { return }
         router.get("metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                      body: .init(byteBuffer: .init(string: metrics.render())))

@@ -45,6 +45,9 @@ public struct JSONLogHandler: LogHandler {
     static func plain(_ value: Logger.Metadata.Value) -> JSONValue {
         switch value {
         case .string(let text): .string(text)
+        // Numbers stay numbers (a request line's `status` and `ms`), so log queries can compare them.
+        case .stringConvertible(let number as Int): .int(Int64(number))
+        case .stringConvertible(let number as Double) where number.isFinite: .double(number)
         case .stringConvertible(let convertible): .string(convertible.description)
         case .array(let values): .array(values.map(plain))
         case .dictionary(let values): .object(values.mapValues(plain))

@@ -1,4 +1,3 @@
-import CoreMetrics
 import EventLoopAffinity
 import Foundation
 import IdentityCore
@@ -6,16 +5,18 @@ import OAuthEngine
 import Prometheus
 import Synchronization
 
-/// The broker's metrics: swift-metrics counters and timers on a swift-prometheus registry of
+/// The broker's metrics: counters and histograms on a swift-prometheus registry of
 /// this broker's own (never the process-wide one, so brokers in one process keep their own),
-/// rendered at `/metrics` in the Prometheus text format. Request latency uses the standard
-/// duration buckets (5 ms … 10 s).
+/// rendered at `/metrics` in the Prometheus text format, every family with its `# HELP` line
+/// (``MetricHelp``). Request latency uses the standard duration buckets (5 ms … 10 s).
 public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     public let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
-    /// swift-metrics handles by name and label values, made once: a request must not allocate them.
-    private let counters = Mutex<[MetricKey: CoreMetrics.Counter]>([:])
-    private let timers = Mutex<[MetricKey: CoreMetrics.Timer]>([:])
+    /// Counter and histogram handles by name and label values, made once: a request must not
+    /// allocate them.
+    private let counters = Mutex<[MetricKey: Prometheus.Counter]>([:])
+    private let timers = Mutex<[MetricKey: DurationHistogram]>([:])
+    /// The process's own series (CPU, memory, files, threads, build), read at each scrape.
+    private let process: ProcessMetrics
     private let requestSeries = Mutex<[RequestKey: RequestSeries]>([:])
 
     struct MetricKey: Hashable {
@@ -31,11 +32,10 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     /// broker of the process, the scrape itself included); tests give their own.
     public init(requestsInFlight: RequestsInFlight = .shared) {
         registry = PrometheusCollectorRegistry()
-        factory = PrometheusMetricsFactory(registry: registry)
         self.requestsInFlight = requestsInFlight
-        inFlightGauge = registry.makeGauge(descriptor: MetricNameDescriptor(
-            namespace: "idconnect", subsystem: "http", metricName: "requests", unitName: "in_flight",
-            helpText: "HTTP requests read and not yet answered, this scrape included"))
+        process = ProcessMetrics(registry: registry)
+        inFlightGauge = registry.makeGauge(name: "idconnect_http_requests_in_flight", labels: [],
+                                           help: MetricHelp.text("idconnect_http_requests_in_flight"))
     }
 
     /// Creates the login and refresh series of every connector type, and one audit series per
@@ -63,12 +63,12 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
     /// The two series one kind of request is recorded in (its count and its duration), found by
     /// a label struct: building and hashing label arrays on every request cost ~4% of the cheapest ones.
     private struct RequestSeries: Sendable {
-        let counter: CoreMetrics.Counter
-        let timer: CoreMetrics.Timer
+        let counter: Prometheus.Counter
+        let timer: DurationHistogram
 
         func record(seconds: Double) {
             counter.increment()
-            timer.recordNanoseconds(Int64(seconds * 1e9))
+            timer.record(.nanoseconds(Int64(seconds * 1e9)))
         }
     }
 
@@ -130,28 +130,31 @@ public final class MetricsRegistry: BrokerMetricsSink, Sendable {
         counter("idconnect_saml_metadata_refreshes_total", [("auth_service", authService), ("outcome", outcome)]).increment()
     }
 
-    /// A counter for other parts of the broker (audit events, metadata refreshes).
-    public func increment(_ name: String, _ labels: [(String, String)]) {
-        counter(name, labels).increment()
-    }
-
     /// The exposition text.
     public func render() -> String {
         inFlightGauge.set(to: Double(requestsInFlight.current))
+        process.update()
         return registry.emitToString()
     }
 
-    private func counter(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
+    private func counter(_ name: String, _ labels: [(String, String)]) -> Prometheus.Counter {
         let key = MetricKey(name: name, values: labels.map(\.1))
         if let existing = counters.withLock({ $0[key] }) { return existing }
-        let made = CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+        let made = registry.makeCounter(name: name, labels: labels, help: MetricHelp.text(name))
         return counters.withLock { Self.stored(made, at: key, in: &$0) }
     }
 
-    private func timer(_ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
+    private func timer(_ name: String, _ labels: [(String, String)]) -> DurationHistogram {
         let key = MetricKey(name: name, values: labels.map(\.1))
         if let existing = timers.withLock({ $0[key] }) { return existing }
-        let made = CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
+        let made = registry.makeDurationHistogram(name: name, labels: labels, buckets: Self.durationBuckets,
+                                                  help: MetricHelp.text(name))
         return timers.withLock { Self.stored(made, at: key, in: &$0) }
     }
+
+    /// Request latency buckets: 5 ms … 10 s (Prometheus's standard duration buckets).
+    static let durationBuckets: [Duration] = [
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+    ]
 }

@@ -32,6 +32,8 @@ public final class BrokerEngine: Sendable {
     public let throttle: LoginThrottle
     public let pushedAuthorizations: PushedAuthorizations
     public let qrBrowser: QRLoginBrowser
+    /// Set when graceful shutdown begins: waiting requests answer at once.
+    public let draining = Draining()
     public let qrAPI: QRLoginAPI
     /// The second step of browser sign-ins: challenges, second factors, enrolment (docs/mfa.md).
     public let secondStep: SecondStepSignIn
@@ -108,7 +110,7 @@ public final class BrokerEngine: Sendable {
         singleLogout = SingleLogoutEndpoint(context: context, upstreamLogout: upstreamLogout)
         connectorMetadata = ConnectorMetadata(context: context)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
-        qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations, rateLimiter: rateLimiter)
+        qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations, rateLimiter: rateLimiter, draining: draining)
         qrAPI = QRLoginAPI(context: context, verifier: verifier, clients: clients, locator: locator)
     }
 

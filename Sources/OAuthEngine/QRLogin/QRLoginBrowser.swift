@@ -47,6 +47,8 @@ public struct QRLoginBrowser: Sendable {
     let context: EngineContext
     let authorizations: PendingAuthorizations
     let rateLimiter: RateLimiter
+    /// Ends the long poll early when the broker shuts down.
+    let draining: Draining
 
     /// How long one status request waits for an answer before saying "still pending".
     public static let longPoll: Duration = .seconds(20)
@@ -103,7 +105,7 @@ public struct QRLoginBrowser: Sendable {
         let deadline = ContinuousClock.now.advanced(by: wait)
         while true {
             let state = await currentState(code: code, browserBinding: browserBinding)
-            guard state == .pending, ContinuousClock.now < deadline, !Task.isCancelled else { return state }
+            guard state == .pending, ContinuousClock.now < deadline, !Task.isCancelled, !draining.isDraining else { return state }
             try? await Task.sleep(for: Self.pollInterval)
         }
     }
