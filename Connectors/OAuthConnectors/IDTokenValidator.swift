@@ -17,58 +17,50 @@ struct IDTokenValidator: Sendable {
         init(_ description: String) { self.description = description }
     }
 
+    /// The policy an upstream id_token is verified under (docs/security.md, "One JWT policy"):
+    /// the configured algorithms, `typ` absent or `JWT` (never `at+jwt` or a logout token), the
+    /// provider's issuer, this client in `aud`, `sub`, `exp`, `iat`, the configured skew.
+    var policy: JWTPolicy {
+        JWTPolicy(use: "upstream id_token", algorithms: allowed, types: ["JWT"], typeMayBeAbsent: true, issuer: issuer,
+                  audience: clientId, requiredClaims: ["iss", "sub", "aud", "exp", "iat"], skew: skew, maxLength: 32_768)
+    }
+
     /// The verified claims.
     /// - Parameters:
     ///   - nonce: the nonce sent with the authorization request; nil where none was sent (refresh, password grant).
     ///   - expectedSubject: on refresh, the `sub` the session belongs to (OIDC Core §12.2).
     func validate(_ token: String, provider: OIDCProvider, nonce: String?, expectedSubject: String? = nil) async throws -> [String: JSONValue] {
-        guard let parsed = CompactJWS.decode(token, maxLength: 32_768) else { throw Refusal("the id_token is not a compact JWS") }
+        let policy = policy
+        let claims: [String: JSONValue]
         do {
-            _ = try parsed.allowedAlgorithm(allowed)
-            let keys = try await provider.keys(for: parsed.keyId)
-            try parsed.verify(with: keys, allowed: allowed)
-        } catch let failure as CompactJWS.Parts.Failure {
-            throw Refusal("id_token signature: \(failure)")
+            let checked = try JWTVerifier.checkHeader(token, policy: policy)
+            let keys = try await provider.keys(for: checked.parts.keyId)
+            claims = try JWTVerifier.verify(checked, keys: keys, policy: policy, now: clock.now()).claims
+        } catch let rejection as JWTRejection {
+            throw Refusal("id_token: \(rejection)")
         }
-        guard let claims = parsed.claims else { throw Refusal("the id_token payload is not a JSON object") }
         try check(claims, nonce: nonce, expectedSubject: expectedSubject)
         return claims
     }
 
+    /// What the OpenID Connect rules add to the policy: `azp` with several audiences, a non-empty
+    /// `sub` that does not change on refresh, the nonce.
     func check(_ claims: [String: JSONValue], nonce: String?, expectedSubject: String?) throws {
-        guard claims["iss"]?.stringValue == issuer else {
-            throw Refusal("iss is \(claims["iss"]?.stringValue ?? "missing"), expected \(issuer)")
-        }
         let audiences: [String]
         switch claims["aud"] {
         case .string(let single)?: audiences = [single]
         case .array(let many)?: audiences = many.compactMap(\.stringValue)
         default: audiences = []
         }
-        guard audiences.contains(clientId) else { throw Refusal("aud does not contain the client id") }
         let azp = claims["azp"]?.stringValue
         if audiences.count > 1 && azp == nil { throw Refusal("several audiences but no azp") }
         if let azp, azp != clientId { throw Refusal("azp names another client") }
-        let now = clock.now().timeIntervalSince1970
-        guard let exp = Self.number(claims["exp"]) else { throw Refusal("exp is missing") }
-        guard exp + skew > now else { throw Refusal("the id_token expired") }
-        guard let iat = Self.number(claims["iat"]) else { throw Refusal("iat is missing") }
-        guard iat - skew <= now else { throw Refusal("iat is in the future") }
-        if let nbf = Self.number(claims["nbf"]), nbf - skew > now { throw Refusal("the id_token is not valid yet") }
         guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else { throw Refusal("sub is missing") }
         if let expectedSubject, subject != expectedSubject { throw Refusal("sub changed on refresh") }
         if let nonce {
             guard let presented = claims["nonce"]?.stringValue, Secrets.constantTimeEquals(presented, nonce) else {
                 throw Refusal("nonce does not match the authorization request")
             }
-        }
-    }
-
-    static func number(_ value: JSONValue?) -> TimeInterval? {
-        switch value {
-        case .int(let number)?: TimeInterval(number)
-        case .double(let number)?: number
-        default: nil
         }
     }
 }

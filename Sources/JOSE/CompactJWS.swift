@@ -2,7 +2,8 @@ import Foundation
 import IdentityCore
 
 /// JWS compact serialization (RFC 7515 §7.1): the one parser and signer every token path uses —
-/// the broker's own access and ID tokens, software statements, upstream id_tokens.
+/// the broker's own access and ID tokens, software statements, upstream id_tokens. Verification is
+/// ``JWTVerifier``'s, under a ``JWTPolicy``.
 public enum CompactJWS {
     /// The three decoded parts of a compact JWS. Nothing here is verified yet.
     public struct Parts: Sendable {
@@ -47,47 +48,6 @@ public enum CompactJWS {
                   let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])),
                   case .object(let header)? = JSONValue(parsing: headerData) else { return nil }
             return Parts(header: header, payload: payload, signingInput: Data(bytes[..<dots[1]]), signature: signature)
-        }
-    }
-}
-
-extension CompactJWS.Parts {
-    /// Why a signature check failed (for logs; callers show one generic message).
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        case algorithmNotAllowed(String)
-        case noMatchingKey(kid: String?)
-        case badSignature
-        case criticalHeader
-
-        public var description: String {
-            switch self {
-            case .algorithmNotAllowed(let name): "algorithm '\(name)' is not allowed"
-            case .noMatchingKey(let kid): "no key \(kid.map { "with kid '\($0)' " } ?? "")fits the token"
-            case .badSignature: "the signature does not verify"
-            case .criticalHeader: "the token has critical header extensions"
-            }
-        }
-    }
-
-    /// The algorithm the header names, when it is on `allowed` (never `none`, never HS*).
-    public func allowedAlgorithm(_ allowed: Set<JOSEAlgorithm>) throws(Failure) -> JOSEAlgorithm {
-        let name = algorithm ?? ""
-        guard let algorithm = JOSEAlgorithm(rawValue: name), allowed.contains(algorithm) else {
-            throw .algorithmNotAllowed(name)
-        }
-        return algorithm
-    }
-
-    /// Verifies the signature with a key of `keys` chosen by `kid` and algorithm. Only the
-    /// header's `alg` is used, and only when it is allowed; a key never chooses the algorithm.
-    public func verify(with keys: JSONWebKeySet, allowed: Set<JOSEAlgorithm>) throws(Failure) {
-        let algorithm = try allowedAlgorithm(allowed)
-        // RFC 7515 §4.1.11: extensions we do not understand must not be ignored.
-        if header["crit"] != nil { throw .criticalHeader }
-        let candidates = keys.candidates(kid: keyId, algorithm: algorithm)
-        guard !candidates.isEmpty else { throw .noMatchingKey(kid: keyId) }
-        guard candidates.contains(where: { $0.verify(signature, over: signingInput, algorithm: algorithm) }) else {
-            throw .badSignature
         }
     }
 }

@@ -24,15 +24,6 @@ public final class SigningKeyRing: Sendable {
     public func sign(_ payload: Data, type: String) throws -> String {
         try CompactJWS.sign(payload: payload, type: type, key: active)
     }
-
-    /// Verifies a token signed by one of the published keys. The header's `alg` must be the
-    /// key's own algorithm (no `none`, no algorithm confusion) and `typ` must match when given.
-    public func verify(_ token: String, type expectedType: String?) -> CompactJWS.Parts? {
-        guard let parts = CompactJWS.decode(token), let kid = parts.keyId, let key = verificationKeys[kid],
-              let name = parts.algorithm, name == key.algorithm, let algorithm = JOSEAlgorithm(rawValue: name) else { return nil }
-        if let expectedType, parts.type?.lowercased() != expectedType.lowercased() { return nil }
-        return key.verify(parts.signature, over: parts.signingInput, algorithm: algorithm) ? parts : nil
-    }
 }
 
 public enum SigningKeyError: Error, CustomStringConvertible {

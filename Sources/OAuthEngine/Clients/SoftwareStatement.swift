@@ -13,34 +13,20 @@ public struct SoftwareStatement: Sendable {
     /// Grant types an instance may be given; anything else in a statement is refused.
     static let allowedGrantTypes: Set<String> = ["authorization_code", "refresh_token", "client_credentials"]
 
-    /// Verifies `jwt` against the keys of `trust.jwks` (JSON text of a JWK set): RS256 or ES256
-    /// only (never `none`), a valid signature, an `iss` (equal to `trust.issuer` when one is
-    /// configured), an `exp` in the future and no `nbf` in the future at `now` (one minute of
-    /// clock skew), and a `software_id` claim (when present) equal to `softwareId`.
+    /// Verifies `jwt` against the keys of `trust.jwks` (JSON text of a JWK set) under
+    /// ``BrokerJWTPolicies/softwareStatement(issuer:)``: RS256 or ES256 only (never `none`), no
+    /// `crit`, `typ` absent or `JWT`, a valid signature, an `iss` (equal to `trust.issuer` when one
+    /// is configured), an unexpired `exp`, `nbf` and `iat` not in the future (one minute of clock
+    /// skew); then a `software_id` claim (when present) equal to `softwareId`.
     public static func verify(_ jwt: String, trust: SoftwareStatementTrust, softwareId: String, now: Date) throws -> SoftwareStatement {
-        let keys = try Self.keys(trust.jwks)
-        guard let parts = CompactJWS.decode(jwt) else { throw invalid("The software statement is not a compact JWS.") }
-        guard let algorithm = try? parts.allowedAlgorithm(allowedAlgorithms) else {
-            throw invalid("The software statement must be signed with RS256 or ES256.")
-        }
-        // A key without a kid in the trusted set matches whatever kid the statement names.
-        let candidates = keys.keys.filter { $0.fits(algorithm) && (parts.keyId == nil || $0.kid == nil || $0.kid == parts.keyId) }
-        guard candidates.contains(where: { $0.verify(parts.signature, over: parts.signingInput, algorithm: algorithm) }) else {
-            throw invalid("The software statement's signature does not verify with the keys of this software_id.")
-        }
-        guard case .object(let claims)? = JSONValue(parsing: parts.payload) else {
-            throw invalid("The software statement's payload is not a JSON object.")
+        let keys = TrustedKeys(set: try Self.keys(trust.jwks))
+        let claims: [String: JSONValue]
+        do {
+            claims = try JWTVerifier.verify(jwt, keys: keys, policy: BrokerJWTPolicies.softwareStatement(issuer: trust.issuer), now: now).claims
+        } catch {
+            throw invalid(message(for: error))
         }
         guard let issuer = claims["iss"]?.stringValue, !issuer.isEmpty else { throw invalid("The software statement has no 'iss'.") }
-        guard let exp = claims["exp"].flatMap(Self.number) else { throw invalid("The software statement has no 'exp'.") }
-        if let expected = trust.issuer, issuer != expected {
-            throw invalid("The software statement's 'iss' is not the issuer configured for this software_id.")
-        }
-        guard exp > now.timeIntervalSince1970 else { throw invalid("The software statement has expired.") }
-        if let notBefore = claims["nbf"] {
-            guard let value = Self.number(notBefore) else { throw invalid("The software statement's 'nbf' must be a number.") }
-            guard value <= now.timeIntervalSince1970 + 60 else { throw invalid("The software statement is not valid yet.") }
-        }
         if let claimed = claims["software_id"], claimed.stringValue != softwareId {
             throw invalid("The software statement belongs to another software_id.")
         }
@@ -57,11 +43,29 @@ public struct SoftwareStatement: Sendable {
 
     private static func invalid(_ text: String) -> OAuthError { OAuthError(.invalidSoftwareStatement, text) }
 
-    private static func number(_ value: JSONValue) -> Double? {
-        switch value {
-        case .int(let number): Double(number)
-        case .double(let number): number
-        default: nil
+    /// What the app developer reads in `error_description`: enough to fix their statement.
+    static func message(for rejection: JWTRejection) -> String {
+        switch rejection {
+        case .malformed, .tooLong: "The software statement is not a compact JWS."
+        case .algorithmNotAllowed: "The software statement must be signed with RS256 or ES256."
+        case .noMatchingKey, .badSignature: "The software statement's signature does not verify with the keys of this software_id."
+        case .payloadNotAnObject: "The software statement's payload is not a JSON object."
+        case .missingClaim(let name): "The software statement has no '\(name)'."
+        case .malformedClaim(let name): "The software statement's '\(name)' has the wrong type."
+        case .wrongIssuer: "The software statement's 'iss' is not the issuer configured for this software_id."
+        case .expired: "The software statement has expired."
+        case .notYetValid, .issuedInTheFuture: "The software statement is not valid yet."
+        case .criticalHeader, .wrongType, .nested, .wrongAudience: "The software statement is not acceptable: \(rejection)."
+        }
+    }
+
+    /// The trusted keys of a software_id. A key without a `kid` matches whatever `kid` the
+    /// statement names (vendors often publish one unnamed key).
+    struct TrustedKeys: JWSKeySource {
+        let set: JSONWebKeySet
+
+        func candidates(kid: String?, algorithm: JOSEAlgorithm) -> [JSONWebKey] {
+            set.keys.filter { $0.fits(algorithm) && (kid == nil || $0.kid == nil || $0.kid == kid) }
         }
     }
 
@@ -73,9 +77,6 @@ public struct SoftwareStatement: Sendable {
             return text
         }
     }
-
-    /// Algorithms a software statement may be signed with.
-    static let allowedAlgorithms: Set<JOSEAlgorithm> = [.rs256, .es256]
 
     /// The signature keys of a JWK set; none at all is a server-side problem.
     static func keys(_ jwks: String) throws -> JSONWebKeySet {

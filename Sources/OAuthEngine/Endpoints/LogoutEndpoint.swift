@@ -48,8 +48,8 @@ public struct LogoutEndpoint: Sendable {
         var hintedSession: String?
         if let hint = parameters["id_token_hint"] {
             // Our ID tokens only (typ JWT, never an access token); expired hints are fine.
-            guard hint.utf8.count <= 8_192, let parts = await keys.verify(hint, type: "JWT", with: state.keys),
-                  let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: parts.payload), claims.iss == context.issuer else {
+            guard let verified = await keys.verify(hint, policy: BrokerJWTPolicies.idTokenHint(issuer: context.issuer), with: state.keys),
+                  let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: verified.payload) else {
                 throw OAuthError.invalidRequest("id_token_hint is not an ID token issued by this server.")
             }
             if let hinted = try await clients.resolve(claims.aud, in: state) {

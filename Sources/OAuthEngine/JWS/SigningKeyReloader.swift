@@ -12,10 +12,13 @@ public struct SigningKeyReloader: Sendable {
     let context: EngineContext
     let gate: KeyReloadGate
 
-    func verify(_ token: String, type: String?, with keys: SigningKeyRing) async -> CompactJWS.Parts? {
-        if let parts = keys.verify(token, type: type) { return parts }
+    /// The token verified with `keys` against `policy`, or with the stored keys when it names a
+    /// key `keys` lacks; nil when it fails either way.
+    func verify(_ token: String, policy: JWTPolicy, with keys: SigningKeyRing) async -> VerifiedJWT? {
+        let now = context.clock.now()
+        if let verified = try? JWTVerifier.verify(token, keys: keys, policy: policy, now: now) { return verified }
         guard let newer = await keysAfterReload(forUnknownKeyIn: token, current: keys) else { return nil }
-        return newer.verify(token, type: type)
+        return try? JWTVerifier.verify(token, keys: newer, policy: policy, now: now)
     }
 
     /// The key ring to try again with, or nil when the token's `kid` is known already (the failure

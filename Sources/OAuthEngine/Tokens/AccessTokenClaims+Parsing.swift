@@ -6,8 +6,13 @@ extension AccessTokenClaims {
     /// validate does this; `JSONDecoder` was a visible share of the request). Nil when a
     /// required claim is missing or has the wrong type.
     init?(payload: Data) {
-        guard case .object(let claims)? = JSONValue(parsing: payload),
-              case .string(let iss)? = claims["iss"], case .string(let sub)? = claims["sub"],
+        guard case .object(let claims)? = JSONValue(parsing: payload) else { return nil }
+        self.init(claims: claims)
+    }
+
+    /// The same, from claims already parsed (by ``JWTVerifier``).
+    init?(claims: [String: JSONValue]) {
+        guard case .string(let iss)? = claims["iss"], case .string(let sub)? = claims["sub"],
               let aud = Self.audience(claims["aud"]), case .int(let exp)? = claims["exp"],
               case .int(let iat)? = claims["iat"], case .string(let jti)? = claims["jti"],
               case .string(let clientId)? = claims["client_id"], case .string(let scope)? = claims["scope"],

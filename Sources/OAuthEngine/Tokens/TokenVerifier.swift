@@ -89,12 +89,13 @@ struct TokenVerifier: Sendable {
         return record
     }
 
-    /// The claims of a JWT access token whose signature, `typ` and issuer check out (memoized).
+    /// The claims of a JWT access token that passes its policy (signature, `typ`, issuer, claims;
+    /// memoized).
     func verifiedClaims(_ token: String, keys ring: SigningKeyRing) async -> AccessTokenClaims? {
         let key = SignedTokenKey(token: token)
         if let claims = verified.value(for: key) { return claims }
-        guard let parts = await keys.verify(token, type: "at+jwt", with: ring), let claims = AccessTokenClaims(payload: parts.payload),
-              claims.iss == context.issuer else { return nil }
+        guard let jwt = await keys.verify(token, policy: BrokerJWTPolicies.accessToken(issuer: context.issuer), with: ring),
+              let claims = AccessTokenClaims(claims: jwt.claims) else { return nil }
         verified.store(claims, for: key)
         return claims
     }
@@ -103,8 +104,9 @@ struct TokenVerifier: Sendable {
     /// expired or not (revocation of an access token).
     func identity(of token: String) async throws -> (jti: String, familyId: String, expiresAt: Date)? {
         if token.utf8.contains(UInt8(ascii: ".")) {
-            guard let parts = await keys.verify(token, type: "at+jwt", with: context.state.keys),
-                  let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: parts.payload) else { return nil }
+            guard let jwt = await keys.verify(token, policy: BrokerJWTPolicies.accessToken(issuer: context.issuer),
+                                              with: context.state.keys),
+                  let claims = AccessTokenClaims(claims: jwt.claims) else { return nil }
             return (claims.jti, claims.fid, Date(timeIntervalSince1970: TimeInterval(claims.exp)))
         }
         guard token.utf8.count <= 256, let opaque = try await opaqueRecord(token) else { return nil }

@@ -40,11 +40,13 @@ struct OAuthConfigAndJOSETests {
         #expect(good.isEmpty, "\(good)")
     }
 
-    static func verify(_ token: String, _ jwks: [[String: String]], allowed: Set<JOSEAlgorithm> = JOSEAlgorithm.defaultAllowed) -> CompactJWS.Parts.Failure? {
+    static func verify(_ token: String, _ jwks: [[String: String]], allowed: Set<JOSEAlgorithm> = JOSEAlgorithm.defaultAllowed) -> JWTRejection? {
         let data = try! JSONSerialization.data(withJSONObject: ["keys": jwks])
         let set = JSONWebKeySet(parsing: data)!
+        let policy = JWTPolicy(use: "test", algorithms: allowed, types: ["JWT"], typeMayBeAbsent: true, requiredClaims: [],
+                               expiry: .ignored, maxLength: 32_768)
         do {
-            try CompactJWS.decode(token, maxLength: 32_768)!.verify(with: set, allowed: allowed)
+            _ = try JWTVerifier.verify(token, keys: set, policy: policy, now: Date())
             return nil
         } catch { return error }
     }
