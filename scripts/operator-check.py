@@ -194,6 +194,10 @@ def check_second_serve_and_admin(binary):
                      "process_start_time_seconds", "idconnect_build_info"]:
             if not re.search(rf"^{name}(\{{.*\}})? \S+$", text, re.M):
                 fail(f"/metrics has no {name}")
+        # Without an LDAP or AD auth service the directory pool's 64 threads are never started.
+        threads = float(re.search(r"^process_threads (\S+)$", text, re.M).group(1))
+        if threads > 24:
+            fail(f"{threads:.0f} threads in a broker on the demo configuration (at most 24 expected)")
         if get(f"http://127.0.0.1:{admin_port}/healthz")[0] != 200:
             fail("admin listener /healthz")
         listening = subprocess.run(["ss", "-ltnH", f"sport = :{admin_port}"], capture_output=True, text=True).stdout
