@@ -29,6 +29,11 @@ public struct AuthService: Sendable {
     public var requirePar = false
     /// A second factor after the connector (docs/mfa.md); `.off` by default.
     public var mfa: MFASettings = .off
+    /// The browser origins that may read the answers of the token, userinfo, revocation and
+    /// end-session endpoints for every client id of this service (`webOrigins`, CORS;
+    /// docs/protocol.md, "Browser apps (CORS)"): exact, normalized origins, `+` already replaced
+    /// by the origins of the http(s) redirect URIs. Empty (the default): no browser origin.
+    public var webOrigins: [String] = []
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

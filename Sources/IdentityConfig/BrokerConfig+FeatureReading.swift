@@ -96,4 +96,18 @@ extension BrokerConfigReader {
         }
         return AppLinks(apple: document("apple"), android: document("android"))
     }
+
+    /// `webOrigins` of an auth service: exact origins (`scheme://host[:port]`) and `+`, the origins
+    /// of `redirectURIs`; returned expanded and normalized (docs/configuration.md, "Auth services").
+    func readWebOrigins(_ reader: ConfigReader, redirectURIs: [String]) -> [String] {
+        guard let entries = reader.strings("webOrigins") else { return [] }
+        for entry in entries where entry != WebOrigins.ofRedirectURIs {
+            if case .failure(let problem) = WebOrigins.normalized(entry) { reader.problem("webOrigins", problem.reason) }
+        }
+        if entries.contains(WebOrigins.ofRedirectURIs), !redirectURIs.isEmpty,
+           redirectURIs.allSatisfy({ WebOrigins.origin(ofRedirectURI: $0) == nil }) {
+            reader.problem("webOrigins", "'+' stands for the origins of the http(s) redirect URIs, and redirectUri has none")
+        }
+        return WebOrigins.expand(entries, redirectURIs: redirectURIs)
+    }
 }
