@@ -78,14 +78,15 @@ public struct APIResource: Sendable, Equatable {
     }
 }
 
-/// `server.appLinks`: the files that let an app claim the broker's https URLs (RFC 8252 §7.2).
+/// `server.appLinks`: the files that let an app claim the broker's https URLs (RFC 8252 §7.2),
+/// as the bytes served (docs/configuration.md, "server.yaml").
 public struct AppLinks: Sendable, Equatable {
-    /// Served at `/.well-known/apple-app-site-association`.
-    public var apple: JSONValue?
-    /// Served at `/.well-known/assetlinks.json`.
-    public var android: JSONValue?
+    /// Served at `/.well-known/apple-app-site-association`: a JSON object.
+    public var apple: [UInt8]?
+    /// Served at `/.well-known/assetlinks.json`: the Digital Asset Links statement list, a JSON array.
+    public var android: [UInt8]?
 
-    public init(apple: JSONValue? = nil, android: JSONValue? = nil) {
+    public init(apple: [UInt8]? = nil, android: [UInt8]? = nil) {
         self.apple = apple
         self.android = android
     }

@@ -29,10 +29,10 @@ struct WellKnownController {
                                  (".well-known/assetlinks.json", \AppLinks.android)] {
             router.refuseOtherMethods(RouterPath(path), allow: [.get])
             router.get(RouterPath(path)) { _, _ in
-                guard let json = services.engine.state.config.server.appLinks[keyPath: document] else {
+                guard let bytes = services.engine.state.config.server.appLinks[keyPath: document] else {
                     throw OAuthError(.invalidRequest, "No app links are configured.", status: 404)
                 }
-                var response = Responses.json(bytes: json.serialized, noStore: false)
+                var response = Responses.json(bytes: bytes, noStore: false)
                 response.headers[.cacheControl] = "public, max-age=3600"
                 return response
             }
