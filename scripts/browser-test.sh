@@ -6,7 +6,9 @@
 # app instance registration; `account_test.py --screenshot docs/images/account-page.png` refreshes
 # the documentation's screenshot); then mfa_test.py, the second factor (docs/mfa.md) with
 # `mfa: required` on its own broker: enrolment from the QR code, codes, replay, recovery codes, a
-# passkey with Chromium's virtual authenticator, and API mode.
+# passkey with Chromium's virtual authenticator, and API mode; then cors_test.py, a single-page app
+# on another loopback origin doing the code flow with PKCE, refresh, userinfo and revocation
+# through fetch, and an unlisted origin blocked (docs/protocol.md, "Browser apps (CORS)").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -25,3 +27,4 @@ for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sle
 "$venv/bin/python" Tests/browser/qr_login_test.py "$base"
 "$venv/bin/python" Tests/browser/account_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/mfa_test.py --bin "$bin"
+"$venv/bin/python" Tests/browser/cors_test.py --bin "$bin"

@@ -29,6 +29,11 @@ public struct AuthService: Sendable {
     public var requirePar = false
     /// A second factor after the connector (docs/mfa.md); `.off` by default.
     public var mfa: MFASettings = .off
+    /// The browser origins that may read the answers of the token, userinfo, revocation and
+    /// end-session endpoints for every client id of this service (`webOrigins`, CORS;
+    /// docs/protocol.md, "Browser apps (CORS)"): exact, normalized origins, `+` already replaced
+    /// by the origins of the http(s) redirect URIs. Empty (the default): no browser origin.
+    public var webOrigins: [String] = []
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation
@@ -73,14 +78,15 @@ public struct APIResource: Sendable, Equatable {
     }
 }
 
-/// `server.appLinks`: the files that let an app claim the broker's https URLs (RFC 8252 §7.2).
+/// `server.appLinks`: the files that let an app claim the broker's https URLs (RFC 8252 §7.2),
+/// as the bytes served (docs/configuration.md, "server.yaml").
 public struct AppLinks: Sendable, Equatable {
-    /// Served at `/.well-known/apple-app-site-association`.
-    public var apple: JSONValue?
-    /// Served at `/.well-known/assetlinks.json`.
-    public var android: JSONValue?
+    /// Served at `/.well-known/apple-app-site-association`: a JSON object.
+    public var apple: [UInt8]?
+    /// Served at `/.well-known/assetlinks.json`: the Digital Asset Links statement list, a JSON array.
+    public var android: [UInt8]?
 
-    public init(apple: JSONValue? = nil, android: JSONValue? = nil) {
+    public init(apple: [UInt8]? = nil, android: [UInt8]? = nil) {
         self.apple = apple
         self.android = android
     }

@@ -76,24 +76,72 @@ extension BrokerConfigReader {
         } ?? []
     }
 
-    /// `server.appLinks: {apple, android}`: each a JSON document, inline or as a JSON string
-    /// (`${file:...}`).
+    /// `server.appLinks: {apple, android}`, each inline YAML or a JSON text (`${file:...}`):
+    /// Apple's file a JSON object, Android's the Digital Asset Links statement list — a JSON array,
+    /// as Google's documentation publishes it. A JSON text is served byte for byte; inline YAML as
+    /// its compact JSON.
     func readAppLinks(_ reader: ConfigReader) -> AppLinks {
-        func document(_ key: String) -> JSONValue? {
+        func document(_ key: String, _ problem: (JSONValue) -> String?) -> [UInt8]? {
             guard let node = reader.raw(key) else { return nil }
+            let value: JSONValue
+            let bytes: [UInt8]
             if let text = node.scalar {
-                guard let parsed = JSONValue(parsing: Data(text.utf8)), case .object = parsed else {
-                    reader.problem(key, "must be a JSON object (inline YAML or a JSON string)")
+                guard let parsed = JSONValue(parsing: Data(text.utf8)) else {
+                    reader.problem(key, "is not JSON (give inline YAML, or a JSON text such as ${file:\(key == "apple" ? "apple-app-site-association" : "assetlinks.json")})")
                     return nil
                 }
-                return parsed
+                (value, bytes) = (parsed, Array(text.utf8))
+            } else {
+                (value, bytes) = (node.jsonValue, node.jsonValue.serialized)
             }
-            guard case .object = node.jsonValue else {
-                reader.problem(key, "must be a JSON object")
+            if let reason = problem(value) {
+                reader.problem(key, reason)
                 return nil
             }
-            return node.jsonValue
+            return bytes
         }
-        return AppLinks(apple: document("apple"), android: document("android"))
+        return AppLinks(apple: document("apple", Self.appleAppSiteAssociationProblem),
+                        android: document("android", Self.assetLinksProblem))
+    }
+
+    /// Apple's apple-app-site-association is one JSON object (`applinks`, `webcredentials`, …).
+    static func appleAppSiteAssociationProblem(_ value: JSONValue) -> String? {
+        guard case .object = value else { return "must be a JSON object ({\"applinks\": {...}}), as Apple documents it" }
+        return nil
+    }
+
+    /// Android's assetlinks.json is a list of statements, each with `relation` (a non-empty list of
+    /// strings such as `delegate_permission/common.handle_all_urls`) and a `target` object.
+    static func assetLinksProblem(_ value: JSONValue) -> String? {
+        guard case .array(let statements) = value else {
+            return "must be the Digital Asset Links statement list, a JSON array ([{\"relation\": [...], \"target\": {...}}]) "
+                + "as Google publishes it; a single statement goes inside [ ]"
+        }
+        if statements.isEmpty { return "must list at least one statement" }
+        for (index, statement) in statements.enumerated() {
+            guard case .object(let fields) = statement else { return "statement \(index) is not a JSON object" }
+            guard case .array(let relations)? = fields["relation"], !relations.isEmpty,
+                  relations.allSatisfy({ $0.stringValue != nil }) else {
+                return "statement \(index) needs 'relation', a list of strings such as delegate_permission/common.handle_all_urls"
+            }
+            guard case .object? = fields["target"] else {
+                return "statement \(index) needs 'target', an object such as {\"namespace\": \"android_app\", \"package_name\": ..., \"sha256_cert_fingerprints\": [...]}"
+            }
+        }
+        return nil
+    }
+
+    /// `webOrigins` of an auth service: exact origins (`scheme://host[:port]`) and `+`, the origins
+    /// of `redirectURIs`; returned expanded and normalized (docs/configuration.md, "Auth services").
+    func readWebOrigins(_ reader: ConfigReader, redirectURIs: [String]) -> [String] {
+        guard let entries = reader.strings("webOrigins") else { return [] }
+        for entry in entries where entry != WebOrigins.ofRedirectURIs {
+            if case .failure(let problem) = WebOrigins.normalized(entry) { reader.problem("webOrigins", problem.reason) }
+        }
+        if entries.contains(WebOrigins.ofRedirectURIs), !redirectURIs.isEmpty,
+           redirectURIs.allSatisfy({ WebOrigins.origin(ofRedirectURI: $0) == nil }) {
+            reader.problem("webOrigins", "'+' stands for the origins of the http(s) redirect URIs, and redirectUri has none")
+        }
+        return WebOrigins.expand(entries, redirectURIs: redirectURIs)
     }
 }

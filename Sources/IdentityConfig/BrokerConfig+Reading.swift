@@ -131,6 +131,7 @@ package struct BrokerConfigReader {
         let allowedScopes = reader.strings("allowedScopes")
         let requirePar = reader.bool("requirePar") ?? false
         let mfa = reader.section("mfa") { readMFA($0) } ?? .off
+        let webOrigins = readWebOrigins(reader, redirectURIs: redirectURIs)
         let provider = reader.section("provider", required: true) { readProvider($0) } ?? nil
         let name = reader.string("name")
         let grantTtl = reader.positiveInt("grantTtl") ?? AuthService.defaultGrantTtl
@@ -146,6 +147,7 @@ package struct BrokerConfigReader {
             provider: provider,
             location: reader.node.location, keyPath: reader.node.keyPath)
         service.mfa = mfa
+        service.webOrigins = webOrigins
         return service
     }
 

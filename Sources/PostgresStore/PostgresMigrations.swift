@@ -150,6 +150,17 @@ enum PostgresMigrations {
                 key TEXT PRIMARY KEY, data BYTEA NOT NULL, fetched_at DOUBLE PRECISION NOT NULL)
             """,
         ]),
+        // CORS: the browser origins registered app instances list (`web_origins`), looked up by
+        // origin for preflights, which name no client. The instance keeps them in its data.
+        ("v11-web-origins", [
+            """
+            CREATE TABLE registered_client_origins (
+                origin TEXT NOT NULL,
+                client_id TEXT NOT NULL REFERENCES registered_clients (client_id) ON DELETE CASCADE,
+                PRIMARY KEY (origin, client_id))
+            """,
+            "CREATE INDEX registered_client_origins_client ON registered_client_origins (client_id)",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StoreContracts
 import PostgresNIO
 
@@ -7,10 +8,21 @@ import PostgresNIO
 extension PostgresStore: RegisteredClientStore {
     public func insertRegisteredClient(_ client: RegisteredClient) async throws {
         let data = try encode(client)
-        _ = try await rows("""
-            INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at)
-            VALUES (\(client.clientId), \(client.appKey), \(data), \(client.boundSubject), \(client.createdAt.pg))
-            """)
+        let origins = client.allowedWebOrigins
+        guard !origins.isEmpty else {
+            _ = try await rows("""
+                INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at)
+                VALUES (\(client.clientId), \(client.appKey), \(data), \(client.boundSubject), \(client.createdAt.pg))
+                """)
+            return
+        }
+        try await transaction { [self] connection in
+            try await connection.query("""
+                INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at)
+                VALUES (\(client.clientId), \(client.appKey), \(data), \(client.boundSubject), \(client.createdAt.pg))
+                """, logger: self.logger)
+            try await Self.indexWebOrigins(origins, of: client.clientId, on: connection, logger: self.logger)
+        }
     }
 
     public func registeredClient(id: String) async throws -> RegisteredClient? {
@@ -39,10 +51,15 @@ extension PostgresStore: RegisteredClientStore {
             guard let row = found.first else { return false }
             let stored = try self.decode(RegisteredClient.self, row.decode(Data.self))
             guard stored.registrationTokenHash == expectedTokenHash else { return false }
-            let data = try self.encode(stored.applyingMetadata(of: client))
+            let merged = stored.applyingMetadata(of: client)
+            let data = try self.encode(merged)
             try await connection.query("""
                 UPDATE registered_clients SET data = \(data) WHERE client_id = \(client.clientId)
                 """, logger: self.logger)
+            if merged.allowedWebOrigins != stored.allowedWebOrigins {
+                try await connection.query("DELETE FROM registered_client_origins WHERE client_id = \(client.clientId)", logger: self.logger)
+                try await Self.indexWebOrigins(merged.allowedWebOrigins, of: client.clientId, on: connection, logger: self.logger)
+            }
             return true
         }
     }
@@ -89,5 +106,20 @@ extension PostgresStore: RegisteredClientStore {
         try await rows("""
             DELETE FROM registered_clients WHERE bound_subject IS NULL AND created_at < \(date.pg) RETURNING 1
             """).count
+    }
+
+    /// Deleting and purging instances removes their rows here too (`ON DELETE CASCADE`).
+    public func registeredClientListsWebOrigin(_ origin: String) async throws -> Bool {
+        try await !rows("SELECT 1 FROM registered_client_origins WHERE origin = \(origin) LIMIT 1").isEmpty
+    }
+
+    /// Rows of `registered_client_origins` for an instance's origins.
+    private static func indexWebOrigins(_ origins: [String], of clientId: String, on connection: PostgresConnection,
+                                        logger: Logger) async throws {
+        for origin in origins {
+            try await connection.query("""
+                INSERT INTO registered_client_origins (origin, client_id) VALUES (\(origin), \(clientId)) ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
     }
 }

@@ -156,6 +156,17 @@ extension SQLiteStore {
                     WHERE previous_refresh_hash IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v14-web-origins") { db in
+            // CORS: the browser origins registered app instances list (`web_origins`), looked up
+            // by origin for preflights, which name no client. The instance keeps them in its data.
+            try db.execute(sql: """
+                CREATE TABLE registered_client_origins (
+                    origin TEXT NOT NULL,
+                    client_id TEXT NOT NULL REFERENCES registered_clients(client_id) ON DELETE CASCADE,
+                    PRIMARY KEY (origin, client_id)) WITHOUT ROWID;
+                CREATE INDEX registered_client_origins_client ON registered_client_origins(client_id);
+                """)
+        }
         return migrator
     }
 }

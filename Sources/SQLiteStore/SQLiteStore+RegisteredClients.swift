@@ -9,6 +9,7 @@ extension SQLiteStore: RegisteredClientStore {
             try db.cachedStatement(sql: """
                 INSERT INTO registered_clients (client_id, app_key, data, bound_subject, created_at) VALUES (?, ?, ?, ?, ?)
                 """).execute(arguments: [client.clientId, client.appKey, data, client.boundSubject, client.createdAt.sql])
+            try Self.indexWebOrigins(client.allowedWebOrigins, of: client.clientId, in: db)
         }
     }
 
@@ -41,8 +42,13 @@ extension SQLiteStore: RegisteredClientStore {
                                                arguments: [client.clientId]) else { return false }
             let stored = try self.decode(RegisteredClient.self, data)
             guard stored.registrationTokenHash == expectedTokenHash else { return false }
+            let merged = stored.applyingMetadata(of: client)
             try db.cachedStatement(sql: "UPDATE registered_clients SET data = ? WHERE client_id = ?")
-                .execute(arguments: [try self.encode(stored.applyingMetadata(of: client)), client.clientId])
+                .execute(arguments: [try self.encode(merged), client.clientId])
+            if merged.allowedWebOrigins != stored.allowedWebOrigins {
+                try Self.unindexWebOrigins(of: client.clientId, in: db)
+                try Self.indexWebOrigins(merged.allowedWebOrigins, of: client.clientId, in: db)
+            }
             return true
         }
     }
@@ -90,5 +96,26 @@ extension SQLiteStore: RegisteredClientStore {
                 .execute(arguments: [date.sql])
             return db.changesCount
         }
+    }
+
+    /// Deleting and purging instances removes their rows here too (`ON DELETE CASCADE`; GRDB
+    /// turns SQLite's foreign keys on for every connection).
+    public func registeredClientListsWebOrigin(_ origin: String) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM registered_client_origins WHERE origin = ? LIMIT 1"),
+                              arguments: [origin]) ?? false
+        }
+    }
+
+    /// Rows of `registered_client_origins` for an instance's origins (none written when it lists none).
+    private static func indexWebOrigins(_ origins: [String], of clientId: String, in db: Database) throws {
+        for origin in origins {
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO registered_client_origins (origin, client_id) VALUES (?, ?)")
+                .execute(arguments: [origin, clientId])
+        }
+    }
+
+    private static func unindexWebOrigins(of clientId: String, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM registered_client_origins WHERE client_id = ?").execute(arguments: [clientId])
     }
 }

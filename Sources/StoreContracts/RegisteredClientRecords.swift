@@ -1,4 +1,5 @@
 import Foundation
+import IdentityCore
 
 /// A dynamically registered mobile app instance (docs/protocol.md, "Mobile app instances"): one
 /// installed copy of an app with its own credentials. Its client secret and registration access
@@ -24,10 +25,14 @@ public struct RegisteredClient: Sendable, Codable, Equatable {
     /// The sign-in session of the bound user; `client_credentials` works while it lives.
     public var sessionId: String?
     public var boundAt: Date?
+    /// RFC 7591 metadata `web_origins`, as registered: exact origins and `+` (the origins of the
+    /// http(s) redirect URIs); nil for instances registered without (and before the field existed).
+    public var webOrigins: [String]?
 
     public init(clientId: String, appKey: String, softwareId: String, deviceType: String, redirectURIs: [String],
                 scope: String, grantTypes: [String], secretHash: String, registrationTokenHash: String,
-                createdAt: Date, boundSubject: String? = nil, sessionId: String? = nil, boundAt: Date? = nil) {
+                createdAt: Date, boundSubject: String? = nil, sessionId: String? = nil, boundAt: Date? = nil,
+                webOrigins: [String]? = nil) {
         self.clientId = clientId
         self.appKey = appKey
         self.softwareId = softwareId
@@ -41,17 +46,25 @@ public struct RegisteredClient: Sendable, Codable, Equatable {
         self.boundSubject = boundSubject
         self.sessionId = sessionId
         self.boundAt = boundAt
+        self.webOrigins = webOrigins
+    }
+
+    /// The exact browser origins this instance lists for CORS (`+` expanded against its current
+    /// redirect URIs): what the stores index for ``RegisteredClientStore/registeredClientListsWebOrigin(_:)``.
+    public var allowedWebOrigins: [String] {
+        WebOrigins.expand(webOrigins ?? [], redirectURIs: redirectURIs)
     }
 }
 
 extension RegisteredClient {
     /// This stored instance with what an RFC 7592 update may change taken from `update` (device
-    /// type, redirect URIs, the rotated registration access token hash); the binding to a user
+    /// type, redirect URIs, web origins, the rotated registration access token hash); the binding to a user
     /// and session stays as stored, so an update racing the first sign-in cannot undo it.
     public func applyingMetadata(of update: RegisteredClient) -> RegisteredClient {
         var merged = self
         merged.deviceType = update.deviceType
         merged.redirectURIs = update.redirectURIs
+        merged.webOrigins = update.webOrigins
         merged.registrationTokenHash = update.registrationTokenHash
         return merged
     }

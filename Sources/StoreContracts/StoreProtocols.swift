@@ -162,6 +162,10 @@ public protocol RegisteredClientStore: Sendable {
     func deleteRegisteredClient(id: String) async throws -> Bool
     /// Removes instances registered before `date` that no user has signed in to; returns how many.
     func purgeUnboundRegisteredClients(registeredBefore date: Date) async throws -> Int
+    /// Whether any instance lists `origin` (exact, normalized) among its ``RegisteredClient/allowedWebOrigins``:
+    /// a CORS preflight, which names no client, is answered for such origins. An indexed lookup,
+    /// kept in step by insert, update, delete and purge.
+    func registeredClientListsWebOrigin(_ origin: String) async throws -> Bool
 }
 
 /// Short-lived single-use values (the app-to-web SSO `css` value,

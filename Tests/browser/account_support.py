@@ -66,9 +66,10 @@ def software_statement(key):
     return f"{header}.{payload}.{b64url(signed)}"
 
 
-def configure(work, mfa="optional", registration=True):
+def configure(work, mfa="optional", registration=True, adjust=None):
     """The shipped console-config with `mfa: { mode: <mfa>, issuerName: Demo }` in the demo app's
-    auth service and, with `registration`, registration of app instances."""
+    auth service (none when `mfa` is None) and, with `registration`, registration of app
+    instances; then `adjust(config directory)` when given."""
     config = os.path.join(work, "config")
     shutil.copytree(os.path.join(REPO, "console-config"), config)
     path = os.path.join(config, "environments", "demo.yaml")
@@ -76,25 +77,29 @@ def configure(work, mfa="optional", registration=True):
         text = file.read()
     anchor = "        qrLogin: { enabled: true, ttl: 120 }\n"
     check(anchor in text, "the demo environment changed: update account_support.py's configuration")
-    text = text.replace(anchor, anchor + f"        mfa: {{ mode: {mfa}, issuerName: Demo }}\n")
+    if mfa:
+        text = text.replace(anchor, anchor + f"        mfa: {{ mode: {mfa}, issuerName: Demo }}\n")
     if registration:
         text += ("    registration:\n"
                  "      initialAccessTokens: [ ${env:ACCOUNT_TEST_IAT} ]\n"
                  "      softwareStatements: { DemoApp: { jwks: ${env:ACCOUNT_TEST_JWKS} } }\n")
     with open(path, "w") as file:
         file.write(text)
+    if adjust:
+        adjust(config)
     return config
 
 
-def serve(binary, work, jwks=None, mfa="optional"):
+def serve(binary, work, jwks=None, mfa="optional", adjust=None):
     """Starts the broker on a copy of the shipped console-config (`configure`; registration of app
-    instances when `jwks`, the vendor's keys, is given); returns (process, base URL)."""
+    instances when `jwks`, the vendor's keys, is given; `adjust` changes the copy further);
+    returns (process, base URL)."""
     port = free_port()
     # WebAuthn needs a host name as the relying party: localhost, not 127.0.0.1.
     base = f"http://localhost:{port}"
     environment = dict(os.environ, ACCOUNT_TEST_IAT=IAT, ACCOUNT_TEST_JWKS=jwks or "")
     log = open(os.path.join(work, "serve.log"), "w")
-    config = configure(work, mfa=mfa, registration=jwks is not None)
+    config = configure(work, mfa=mfa, registration=jwks is not None, adjust=adjust)
     process = subprocess.Popen([binary, "serve", "--config", config, "--port", str(port), "--issuer", base,
                                 "--storage", f"sqlite:{work}/db.sqlite"], stdout=log, stderr=subprocess.STDOUT, env=environment)
     for _ in range(200):

@@ -3,18 +3,31 @@
 
     python3 scripts/openapi/check.py                       # validate the document
     python3 scripts/openapi/check.py --base-url http://127.0.0.1:8080
+    python3 scripts/openapi/check.py --base-url http://127.0.0.1:8080 --client kid_demo:SECRET --user alice:wonderland
+
+The parts: structure_checks.py, live_checks.py, signed_in.py (beside this file).
 
 1. Validates the document with openapi-spec-validator (OpenAPI 3.1), plus checks of its own:
    every `/oauth/...` path exists bare and under /v1, /v2, /v3 with the same definition, every
-   path parameter is declared, every operation has responses.
+   path parameter is declared, every operation has responses, a path's `x-method-not-allowed`
+   covers every usual method (GET, POST, PUT, DELETE, PATCH, OPTIONS) the path has no operation
+   for, no operation or responses object is shared (a YAML alias) between paths with different
+   path parameters (links inferred for one — schemathesis's stateful phase — would name
+   parameters the other lacks: "Invalid OpenAPI Links Definition"), and every `links` entry
+   names an existing operation and parameters both ends have.
 2. With --base-url: sends every documented path + method (placeholders for path parameters, no
    credentials, an empty body) and requires an answer other than the router's 404: a 404 counts
    only when the operation documents one and the body is not the router's "Not found." (the SAML
    metadata of a broker with no SAML auth service, a data link that does not exist). The answer's
    status must be documented (or the operation has `default`), its media type must be one the
    response lists, and documented `Location`, `Allow`, `WWW-Authenticate`, `Retry-After` headers
-   must be there, and a JSON body must match the documented schema. The methods of each path's `x-method-not-allowed` must answer 405 with that
-   `Allow`; TRACE must answer 405.
+   must be there, and a JSON body must match the documented schema. The methods of each path's
+   `x-method-not-allowed` must answer 405 with that `Allow`; on a path without it, every usual method it has no operation for must answer the
+   router's 404 (so the broker serves no method the document does not name); TRACE must answer 405.
+3. With --client ID:SECRET and --user NAME:PASSWORD as well (a password auth service, such as
+   the shipped demo's `kid_demo` and alice): a password grant with every standard scope, then
+   userinfo by GET and POST; each 200 answer must match its documented schema (the answers the
+   anonymous probes never reach).
 
 Needs only python3 with venv and pip: on first use it creates .venv-openapi at the repository
 root, installs openapi-spec-validator there, and runs itself again inside it. Exits non-zero on
@@ -23,11 +36,14 @@ any problem.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from live_checks import live_checks, request
+from signed_in import signed_in_checks
+from structure_checks import structure_problems
 
 REPO = Path(__file__).resolve().parents[2]
 VENV = REPO / ".venv-openapi"
@@ -52,18 +68,6 @@ def ensure_venv() -> None:
 
 METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
 VERSIONS = ["/v1", "/v2", "/v3"]
-# Placeholder values for path parameters (names as the document declares them).
-PLACEHOLDERS = {
-    "id": "openapi-check-placeholder",
-    "client_id": "dyn~openapi-check~00000000-0000-0000-0000-000000000000",
-    "authServiceId": "openapi-check-placeholder",
-    "name": "openapi-check-missing",
-    "path": "openapi/check",
-}
-ROUTER_NOT_FOUND = {"error": "invalid_request", "error_description": "Not found."}
-CHECKED_HEADERS = ["Location", "Allow", "WWW-Authenticate", "Retry-After"]
-
-
 class Document:
     def __init__(self, spec: dict):
         self.spec = spec
@@ -177,7 +181,7 @@ def static_checks(doc: Document) -> list[str]:
             for method in refused.get("methods", []):
                 if method in item:
                     problems.append(f"{path}: {method.upper()} is both an operation and x-method-not-allowed")
-    return problems
+    return problems + structure_problems(doc)
 
 
 def validate(spec: dict, spec_path: Path) -> list[str]:
@@ -194,158 +198,17 @@ def validate(spec: dict, spec_path: Path) -> list[str]:
     return problems
 
 
-# ------------------------------------------------------------------ live checks
-
-def request(base: str, method: str, path: str, body: bytes | None, content_type: str | None, timeout: float):
-    import http.client
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(base)
-    connection_type = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    connection = connection_type(parts.hostname, parts.port, timeout=timeout)
-    headers = {"Connection": "close"}
-    if content_type:
-        headers["Content-Type"] = content_type
-    try:
-        connection.request(method.upper(), parts.path.rstrip("/") + path, body=body, headers=headers)
-        response = connection.getresponse()
-        data = response.read() if method.lower() != "head" else b""
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, data
-    finally:
-        connection.close()
-
-
-def concrete(path: str) -> str:
-    from urllib.parse import quote
-
-    segments = []
-    for segment in path.split("/"):
-        if segment.startswith("{") and segment.endswith("}"):
-            value = PLACEHOLDERS.get(segment[1:-1], "openapi-check")
-            segment = "/".join(quote(part, safe="~") for part in value.split("/"))
-        segments.append(segment)
-    return "/".join(segments)
-
-
-def json_body(data: bytes):
-    try:
-        return json.loads(data)
-    except ValueError:
-        return None
-
-
-def probe_operation(doc: Document, base: str, path: str, method: str, operation: dict, timeout: float):
-    """Returns (ok, line) for one documented operation."""
-    content_type, body = None, None
-    request_body = doc.resolve(operation.get("requestBody", {})) if operation.get("requestBody") else None
-    if request_body:
-        types = [t for t in request_body.get("content", {}) if "*" not in t]
-        content_type = types[0] if types else None
-        body = b""
-    elif method in ("post", "put", "patch"):
-        body = b""
-    url_path = concrete(path)
-    label = f"{method.upper():7} {path}"
-    try:
-        status, headers, data = request(base, method, url_path, body, content_type, timeout)
-    except OSError as error:
-        return False, f"FAIL {label}: no answer ({error})"
-    responses = operation.get("responses", {})
-    documented = responses.get(str(status))
-    media = headers.get("content-type", "").split(";")[0].strip().lower()
-    summary = f"{status} {media or '-'}"
-    if status == 404:
-        if documented is None or json_body(data) == ROUTER_NOT_FOUND:
-            return False, f"FAIL {label}: 404 from the router (route missing)"
-    if documented is None:
-        documented = responses.get("default")
-        if documented is None:
-            return False, f"FAIL {label}: {summary}, status not documented"
-    documented = doc.resolve(documented)
-    problems = []
-    content = documented.get("content")
-    if content and data and media:
-        accepted = [t.lower() for t in content]
-        if media not in accepted and "*/*" not in accepted:
-            problems.append(f"media type {media} not in {accepted}")
-    if content and media == "application/json" and data and content.get("application/json", {}).get("schema"):
-        body_value = json_body(data)
-        if body_value is None:
-            problems.append("body is not JSON")
-        else:
-            problems += [f"body does not match the schema: {error}" for error in
-                         doc.schema_errors(content["application/json"]["schema"], body_value)[:3]]
-    for name, header in documented.get("headers", {}).items():
-        if name in CHECKED_HEADERS and name.lower() not in headers:
-            problems.append(f"documented header {name} missing")
-    if problems:
-        return False, f"FAIL {label}: {summary}; " + "; ".join(problems)
-    return True, f"ok   {label}: {summary}"
-
-
-def probe_refused(base: str, path: str, item: dict, timeout: float):
-    refused = item.get("x-method-not-allowed")
-    if not refused:
-        return []
-    results = []
-    for method in refused.get("methods", []):
-        label = f"{method.upper():7} {path}"
-        body = b"" if method in ("post", "put", "patch") else None
-        try:
-            status, headers, _ = request(base, method, concrete(path), body, None, timeout)
-        except OSError as error:
-            results.append((False, f"FAIL {label}: no answer ({error})"))
-            continue
-        allow = headers.get("allow")
-        if status == 405 and allow == refused.get("allow"):
-            results.append((True, f"ok   {label}: 405 Allow: {allow}"))
-        else:
-            results.append((False, f"FAIL {label}: expected 405 with Allow: {refused.get('allow')}, got {status} Allow: {allow}"))
-    return results
-
-
-def live_checks(doc: Document, base: str, timeout: float, verbose: bool) -> tuple[list[str], int, int]:
-    lines, problems, probes = [], [], 0
-    for path, method, _, operation in doc.operations():
-        ok, line = probe_operation(doc, base, path, method, operation, timeout)
-        probes += 1
-        lines.append(line)
-        if not ok:
-            problems.append(line)
-    refused_probes = 0
-    for path, _, item in doc.path_items():
-        for ok, line in probe_refused(base, path, item, timeout):
-            refused_probes += 1
-            lines.append(line)
-            if not ok:
-                problems.append(line)
-    try:
-        status, headers, _ = request(base, "TRACE", "/healthz", None, None, timeout)
-        line = f"TRACE   /healthz: {status} Allow: {headers.get('allow')}"
-        refused_probes += 1
-        if status == 405:
-            lines.append("ok   " + line)
-        else:
-            lines.append("FAIL " + line)
-            problems.append("FAIL " + line + " (expected 405)")
-    except OSError as error:
-        problems.append(f"FAIL TRACE /healthz: no answer ({error})")
-    if verbose:
-        print("\n".join(lines))
-    else:
-        for line in lines:
-            if line.startswith("FAIL"):
-                print(line)
-    return problems, probes, refused_probes
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spec", type=Path, default=DEFAULT_SPEC, help="the OpenAPI document (default docs/openapi.yaml)")
     parser.add_argument("--base-url", help="a running broker, e.g. http://127.0.0.1:8080")
     parser.add_argument("--timeout", type=float, default=10, help="seconds per request (default 10)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only failures of the live check")
+    parser.add_argument("--client", help="with --base-url and --user: ID:SECRET of a client with a password auth service")
+    parser.add_argument("--user", help="NAME:PASSWORD of a user of that auth service (signed-in probes)")
     args = parser.parse_args()
+    if (args.client is None) != (args.user is None) or (args.client and not args.base_url):
+        parser.error("--client and --user go together, with --base-url")
 
     import yaml
 
@@ -370,6 +233,13 @@ def main() -> int:
         print(f"live check against {args.base_url}: {probes} operations and {refused} refused-method probes, "
               f"{len(live_problems)} problem(s)")
         problems += live_problems
+    if args.client:
+        lines, signed_problems = signed_in_checks(doc, args.base_url, args.client, args.user, args.timeout, request)
+        shown = lines if not args.quiet else signed_problems
+        if shown:
+            print("\n".join(shown))
+        print(f"signed-in check: {len(lines)} probes, {len(signed_problems)} problem(s)")
+        problems += signed_problems
     print("RESULT: " + ("ok" if not problems else f"{len(problems)} problem(s)"))
     return 1 if problems else 0
 

@@ -7,7 +7,9 @@ Starts BIN (`idconnect`) on a copy of the shipped console-config with SQLite in 
 directory and the pre-authentication rate limits raised (so the run tests the API, not the
 throttle), then runs schemathesis over every operation of the document, once without credentials
 and once with the demo app's Basic credentials. Each operation gets up to N generated requests per
-phase (examples, coverage, fuzzing; default 100). Checks: no 5xx, status codes, content types,
+phase (examples, coverage, fuzzing; default 100), then the stateful phase chains operations along
+the links schemathesis infers from the document (a document whose links cannot be built —
+"Invalid OpenAPI Links Definition" — fails the run). Checks: no 5xx, status codes, content types,
 headers and JSON bodies as documented. The versioned copies (/v1, /v2, /v3) share the bare paths'
 definitions and code, so only the bare paths are driven; scripts/openapi/check.py checks that the
 copies are identical and served.
@@ -95,7 +97,7 @@ def main() -> int:
         # and CPython 3.11 before 3.11.8 keeps ast's recursion depth in shared state (gh-106905), so a
         # run could end in "AST constructor recursion depth mismatch", a tool error and no finding.
         common = [str(cli), "run", str(SPEC), "--url", base, "--checks", CHECKS, "--max-examples", str(args.examples),
-                  "--phases", "examples,coverage,fuzzing", "--exclude-path-regex", "^/v[123]/", "--seed", str(seed),
+                  "--phases", "examples,coverage,fuzzing,stateful", "--exclude-path-regex", "^/v[123]/", "--seed", str(seed),
                   "--request-timeout", "15", "--workers", "1", "--no-color", "--suppress-health-check", "all",
                   "--generation-database", "none", "--warnings", "off"]
         for label, extra in [("without credentials", []), ("with the demo app's credentials", ["--auth", DEMO_APP])]:

@@ -36,11 +36,16 @@ func registerVersioned(_ router: Router<AppRequestContext>, _ routes: (RouterGro
 }
 
 extension RouterMethods where Context == AppRequestContext {
-    /// Answers 405 with `Allow` for the usual methods a path does not support, instead of 404.
-    func refuseOtherMethods(_ path: RouterPath, allow: [HTTPRequest.Method]) {
+    /// Answers 405 with `Allow` for the usual methods (GET, POST, PUT, DELETE, PATCH, OPTIONS) a
+    /// path does not support, instead of 404. With `preflight`, an OPTIONS that is a CORS
+    /// preflight its rule allows gets the preflight's 204 instead (`CrossOrigin`).
+    func refuseOtherMethods(_ path: RouterPath, allow: [HTTPRequest.Method], preflight: CrossOrigin.Preflight? = nil) {
         let allowed = allow.map(\.rawValue).joined(separator: ", ")
-        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where !allow.contains(method) {
-            on(path, method: method) { _, _ -> Response in
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .options] where !allow.contains(method) {
+            on(path, method: method) { request, _ -> Response in
+                if method == .options, let preflight, let answer = await CrossOrigin.preflightAnswer(request, methods: allow, preflight) {
+                    return answer
+                }
                 var response = Responses.error(OAuthError(.invalidRequest, "Method not allowed; use \(allowed).", status: 405))
                 response.headers[.allow] = allowed
                 return response

@@ -28,41 +28,53 @@ struct SessionController {
             let parameters = try await RequestParameters.body(request, context: context)
             return Responses.json(bytes: try await introspection.introspect(parameters, basic: try RequestParameters.basic(request)).serialized)
         }
-        group.refuseOtherMethods("oauth/userinfo", allow: [.get, .post])
-        group.get("oauth/userinfo") { request, _ in try await userInfo(request, parameters: try RequestParameters.query(request)) }
-        group.post("oauth/userinfo") { request, context in
-            try await userInfo(request, parameters: try await RequestParameters.body(request, context: context))
+        // Browser apps on the origins their client lists may read these (CORS, `CrossOrigin`).
+        let origins = engine.webOrigins
+        group.refuseOtherMethods("oauth/userinfo", allow: [.get, .post], preflight: .listedOrigins(origins))
+        group.crossOrigin("oauth/userinfo", .get, policy: origins) { request, _, client in
+            try await userInfo(request, parameters: try RequestParameters.query(request), client: &client)
         }
-        group.refuseOtherMethods("oauth/revoke", allow: [.post])
-        group.post("oauth/revoke") { request, context in
+        group.crossOrigin("oauth/userinfo", .post, policy: origins) { request, context, client in
+            try await userInfo(request, parameters: try await RequestParameters.body(request, context: context), client: &client)
+        }
+        group.refuseOtherMethods("oauth/revoke", allow: [.post], preflight: .listedOrigins(origins))
+        group.crossOrigin("oauth/revoke", .post, policy: origins) { request, context, client in
             let parameters = try await RequestParameters.body(request, context: context)
-            try await engine.revocation.revoke(parameters, basic: try RequestParameters.basic(request))
+            let basic = try RequestParameters.basic(request)
+            client = WebOriginPolicy.namedClient(parameters, basic: basic)
+            try await engine.revocation.revoke(parameters, basic: basic)
             return Responses.json([String: String]())
         }
-        group.refuseOtherMethods("oauth/logout", allow: [.get, .post])
-        group.get("oauth/logout") { request, _ in
-            await logout(request, confirmed: false, parameters: { try RequestParameters.query(request) })
+        group.refuseOtherMethods("oauth/logout", allow: [.get, .post], preflight: .listedOrigins(origins))
+        group.crossOrigin("oauth/logout", .get, policy: origins) { request, _, client in
+            await logout(request, confirmed: false, client: &client, parameters: { try RequestParameters.query(request) })
         }
-        group.post("oauth/logout") { request, context in
-            await logout(request, confirmed: true, parameters: { try await RequestParameters.body(request, context: context) })
+        group.crossOrigin("oauth/logout", .post, policy: origins) { request, context, client in
+            await logout(request, confirmed: true, client: &client, parameters: { try await RequestParameters.body(request, context: context) })
         }
     }
 
-    private func userInfo(_ request: Request, parameters: OAuthParameters) async throws -> Response {
+    /// The claims of the token's user; `client` becomes the token's client once it is verified.
+    private func userInfo(_ request: Request, parameters: OAuthParameters, client: inout WebOriginPolicy.RequestClient) async throws -> Response {
         guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
             throw OAuthError.invalidToken("An access token is required.")
         }
-        return Responses.json(object: try await engine.validation.userInfo(accessToken: token))
+        let answer = try await engine.validation.userInfo(accessToken: token)
+        client = .resolved(answer.client)
+        return Responses.json(object: answer.claims)
     }
 
     /// RP-initiated logout (docs/protocol.md, "GET, POST /oauth/logout";
     /// docs/security.md, rules 7 and 12). A POST carrying `confirm` is the answer of the
     /// confirmation page (checked against its CSRF token); any other request is a plain one.
-    private func logout(_ request: Request, confirmed: Bool, parameters: () async throws -> OAuthParameters) async -> Response {
+    /// `client` becomes the `client_id` the request names, if any.
+    private func logout(_ request: Request, confirmed: Bool, client: inout WebOriginPolicy.RequestClient,
+                        parameters: () async throws -> OAuthParameters) async -> Response {
         let cookies = services.cookies
         var response: Response
         do {
             let parameters = try await parameters()
+            if let clientId = parameters["client_id"] { client = .named(clientId) }
             let confirmation = confirmed && parameters["confirm"] != nil
                 ? (csrfToken: parameters["csrf_token"], browserBinding: cookies.existingBinding(request)) : nil
             switch try await engine.logout.logout(parameters, ssoToken: cookies.ssoToken(request), confirmation: confirmation) {

@@ -8,10 +8,12 @@ struct TokenController {
     func register(on group: RouterGroup<AppRequestContext>) {
         // Held by the closure rather than read through the engine per request (see SessionController).
         let tokens = services.engine.tokens
-        group.refuseOtherMethods("oauth/token", allow: [.post])
-        group.post("oauth/token") { request, context in
+        let origins = services.engine.webOrigins
+        group.refuseOtherMethods("oauth/token", allow: [.post], preflight: .listedOrigins(origins))
+        group.crossOrigin("oauth/token", .post, policy: origins) { request, context, client in
             let parameters = try await RequestParameters.body(request, context: context)
             let basic = try RequestParameters.basic(request)
+            client = WebOriginPolicy.namedClient(parameters, basic: basic)
             let response = try await tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context))
             return Responses.json(bytes: response.serialized)
         }

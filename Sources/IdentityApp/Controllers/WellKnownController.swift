@@ -17,8 +17,9 @@ struct WellKnownController {
         router.get(".well-known/oauth-authorization-server") { request, _ in
             Self.serve(services.engine.discovery.cached(), request, maxAge: Self.discoveryMaxAge)
         }
+        // Any origin may read these, and preflight them (CORS, docs/protocol.md, "Browser apps (CORS)").
         for path in [".well-known/openid-configuration", ".well-known/oauth-authorization-server", ".well-known/jwks.json"] {
-            router.refuseOtherMethods(RouterPath(path), allow: [.get])
+            router.refuseOtherMethods(RouterPath(path), allow: [.get], preflight: .anyOrigin)
         }
         router.get(".well-known/jwks.json") { request, _ in
             Self.serve(services.engine.discovery.jwks(), request, maxAge: Self.jwksMaxAge)
@@ -28,10 +29,10 @@ struct WellKnownController {
                                  (".well-known/assetlinks.json", \AppLinks.android)] {
             router.refuseOtherMethods(RouterPath(path), allow: [.get])
             router.get(RouterPath(path)) { _, _ in
-                guard let json = services.engine.state.config.server.appLinks[keyPath: document] else {
+                guard let bytes = services.engine.state.config.server.appLinks[keyPath: document] else {
                     throw OAuthError(.invalidRequest, "No app links are configured.", status: 404)
                 }
-                var response = Responses.json(bytes: json.serialized, noStore: false)
+                var response = Responses.json(bytes: bytes, noStore: false)
                 response.headers[.cacheControl] = "public, max-age=3600"
                 return response
             }
@@ -54,11 +55,13 @@ struct WellKnownController {
     }
 
     /// The headers of a document's answer (without `Content-Length`): its type unless the answer
-    /// is a 304, its entity tag and how long it may be cached.
+    /// is a 304, its entity tag, how long it may be cached, and that any origin may read it (the
+    /// same for everyone and without credentials, so `*` and no `Vary`).
     static func headers(for document: CachedDocument, maxAge: Int, notModified: Bool) -> HTTPFields {
         var headers: HTTPFields = notModified ? [:] : [.contentType: "application/json; charset=utf-8"]
         headers[.eTag] = document.etag
         headers[.cacheControl] = "public, max-age=\(maxAge)"
+        headers[.accessControlAllowOrigin] = "*"
         return headers
     }
 }

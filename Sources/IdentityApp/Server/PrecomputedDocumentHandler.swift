@@ -46,8 +46,9 @@ public struct PrecomputedDocuments: Sendable {
 /// - with a query string or a path that is not byte for byte one of the documents.
 ///
 /// The answer is the router's (`WellKnownController.serve`): the same bytes, `ETag`,
-/// `Cache-Control`, 304 for a matching `If-None-Match`, an `X-Request-Id` and a `Date`; `Connection:
-/// close` is honoured. The request is counted
+/// `Cache-Control`, `Access-Control-Allow-Origin: *` (any origin may read these, CORS), 304 for a
+/// matching `If-None-Match`, an `X-Request-Id` and a `Date`; `Connection: close` is honoured.
+/// (A CORS preflight is an `OPTIONS`, which the router answers.) The request is counted
 /// in the metrics under the same route and logged like any other. It sits right after
 /// Hummingbird's connection-state handler, so idle timeouts and graceful shutdown see its
 /// requests and responses as they see the router's.

@@ -63,6 +63,9 @@ public struct ResolvedClient: Sendable {
     public var service: AuthService { authService.service }
     /// Where this client may receive codes: an instance's own list, else its auth service's.
     public var redirectURIs: [String] { instance?.redirectURIs ?? service.redirectURIs }
+    /// The browser origins that may read this client's answers (CORS): an instance's own
+    /// `web_origins`, else its auth service's `webOrigins` (an instance does not inherit them).
+    public var webOrigins: [String] { instance?.allowedWebOrigins ?? service.webOrigins }
 
     /// True when `other` names the same environment and auth service (`kid` and `kid.svc` can be the same client).
     /// An app instance is only ever the same client as itself.
@@ -75,6 +78,13 @@ public struct ResolvedClient: Sendable {
 /// Every environment and auth service of the loaded configuration, with connectors built.
 public struct ClientDirectory: Sendable {
     public let environments: [String: EnvironmentEntry]
+    /// Every origin some auth service lists in `webOrigins` (CORS preflights name no client).
+    public let webOrigins: Set<String>
+
+    public init(environments: [String: EnvironmentEntry]) {
+        self.environments = environments
+        webOrigins = Set(environments.values.flatMap { entry in entry.services.values.flatMap(\.service.webOrigins) })
+    }
 
     /// Resolves `appKey` (default auth service) or `appKey.authServiceId`.
     public func resolve(_ clientId: String) -> ResolvedClient? {

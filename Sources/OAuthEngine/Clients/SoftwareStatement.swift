@@ -9,6 +9,9 @@ public struct SoftwareStatement: Sendable {
     public var redirectURIs: [String]
     public var scope: String
     public var grantTypes: [String]
+    /// The browser origins (normalized) an instance may list in `web_origins` besides `+`: the
+    /// statement's `web_origins` claim; none when it has none.
+    public var webOrigins: [String] = []
 
     /// Grant types an instance may be given; anything else in a statement is refused.
     static let allowedGrantTypes: Set<String> = ["authorization_code", "refresh_token", "client_credentials"]
@@ -37,8 +40,14 @@ public struct SoftwareStatement: Sendable {
         guard grantTypes.allSatisfy(allowedGrantTypes.contains) else {
             throw invalid("The software statement names a grant type instances cannot have.")
         }
+        let webOrigins = try strings(claims["web_origins"], "web_origins").map { entry in
+            switch WebOrigins.normalized(entry) {
+            case .success(let origin): return origin
+            case .failure(let problem): throw invalid("The software statement's web_origins: \(problem.reason).")
+            }
+        }
         return SoftwareStatement(issuer: issuer, redirectURIs: redirectURIs,
-                                 scope: claims["scope"]?.stringValue ?? "openid", grantTypes: grantTypes)
+                                 scope: claims["scope"]?.stringValue ?? "openid", grantTypes: grantTypes, webOrigins: webOrigins)
     }
 
     private static func invalid(_ text: String) -> OAuthError { OAuthError(.invalidSoftwareStatement, text) }

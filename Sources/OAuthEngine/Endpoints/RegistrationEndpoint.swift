@@ -19,6 +19,8 @@ public struct RegistrationResponse: Sendable, Encodable {
     public var response_types: [String]
     public var scope: String
     public var token_endpoint_auth_method = "client_secret_basic"
+    /// Browser origins that may read this instance's answers (CORS), as registered; absent when none.
+    public var web_origins: [String]?
 }
 
 /// Dynamic registration of mobile app instances (RFC 7591, RFC 7592;
@@ -62,12 +64,14 @@ public struct RegistrationEndpoint: Sendable {
         let now = context.clock.now()
         let statement = try SoftwareStatement.verify(statementJWT, trust: trust, softwareId: softwareId, now: now)
         let redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
+        let webOrigins = try requestedWebOrigins(body, allowed: statement.webOrigins)
         let secret = Secrets.randomToken()
         let registrationToken = Secrets.randomToken()
         let instance = RegisteredClient(
             clientId: "dyn~\(softwareId)~\(UUID().uuidString.lowercased())", appKey: environment.appKey, softwareId: softwareId,
             deviceType: deviceType, redirectURIs: redirectURIs, scope: statement.scope, grantTypes: statement.grantTypes,
-            secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now)
+            secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now,
+            webOrigins: webOrigins)
         try await guarded("register instance") { try await context.store.insertRegisteredClient(instance) }
         context.audit.record(AuditEvent(.instanceRegistered, [
             "client": instance.clientId, "app_key": environment.appKey, "software_id": softwareId,
@@ -111,8 +115,14 @@ public struct RegistrationEndpoint: Sendable {
            let jwt = body["software_statement"]?.stringValue {
             let statement = try SoftwareStatement.verify(jwt, trust: trust, softwareId: instance.softwareId, now: context.clock.now())
             instance.redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
-        } else if body["redirect_uris"] != nil {
-            instance.redirectURIs = try requestedRedirectURIs(body, allowed: instance.redirectURIs)
+            if body["web_origins"] != nil { instance.webOrigins = try requestedWebOrigins(body, allowed: statement.webOrigins) }
+        } else {
+            if body["redirect_uris"] != nil {
+                instance.redirectURIs = try requestedRedirectURIs(body, allowed: instance.redirectURIs)
+            }
+            if body["web_origins"] != nil {
+                instance.webOrigins = try requestedWebOrigins(body, allowed: (instance.webOrigins ?? []).filter { $0 != WebOrigins.ofRedirectURIs })
+            }
         }
         return try await storeRotatingToken(instance)
     }
@@ -170,7 +180,8 @@ public struct RegistrationEndpoint: Sendable {
             client_id: instance.clientId, registration_client_uri: "\(context.issuer)/oauth/register/\(encoded)",
             client_id_issued_at: Int(instance.createdAt.timeIntervalSince1970), software_id: instance.softwareId,
             device_type: instance.deviceType, redirect_uris: instance.redirectURIs, grant_types: instance.grantTypes,
-            response_types: instance.grantTypes.contains("authorization_code") ? ["code"] : [], scope: instance.scope)
+            response_types: instance.grantTypes.contains("authorization_code") ? ["code"] : [], scope: instance.scope,
+            web_origins: instance.webOrigins)
     }
 
     private func field(_ body: [String: JSONValue], _ name: String) throws -> String {
@@ -178,6 +189,30 @@ public struct RegistrationEndpoint: Sendable {
             throw OAuthError(.invalidClientMetadata, "'\(name)' is required and must be a string.")
         }
         return value
+    }
+
+    /// The body's `web_origins` (nil when absent), normalized: `+` (the origins of the instance's
+    /// http(s) redirect URIs) and exact origins, each one of `allowed` (the software statement's
+    /// `web_origins`, or on an update without a statement the instance's own); no wildcards.
+    private func requestedWebOrigins(_ body: [String: JSONValue], allowed: [String]) throws -> [String]? {
+        guard let value = body["web_origins"] else { return nil }
+        guard case .array(let items) = value, items.count <= 32 else {
+            throw OAuthError(.invalidClientMetadata, "web_origins must be an array of at most 32 origins.")
+        }
+        return try items.map { item in
+            guard let entry = item.stringValue else { throw OAuthError(.invalidClientMetadata, "web_origins must hold strings.") }
+            if entry == WebOrigins.ofRedirectURIs { return entry }
+            switch WebOrigins.normalized(entry) {
+            case .failure(let problem):
+                throw OAuthError(.invalidClientMetadata, "web_origins: \(problem.reason).")
+            case .success(let origin):
+                guard allowed.contains(origin) else {
+                    throw OAuthError(.invalidClientMetadata, "web_origins: '\(origin)' is not an origin the software statement allows "
+                                     + "(its web_origins claim); '+' stands for the origins of the redirect URIs.")
+                }
+                return origin
+            }
+        }
     }
 
     /// The body's `redirect_uris` (default: all allowed); each must be one the statement allows.

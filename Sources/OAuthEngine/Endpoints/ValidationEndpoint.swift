@@ -10,6 +10,12 @@ public struct TokenView: Sendable {
     public var dataLinkHeaders: [String: String]
 }
 
+/// The userinfo answer and the client its access token was issued to.
+public struct UserInfoAnswer: Sendable {
+    public let claims: [String: JSONValue]
+    public let client: ResolvedClient
+}
+
 /// Where the gateway forwards a call, with the headers it adds
 /// (docs/protocol.md, "Data-link gateway").
 public struct DataLinkTarget: Sendable {
@@ -100,14 +106,15 @@ public struct ValidationEndpoint: Sendable {
                               mappedHeaderNames: Set(mapped.map { $0.lowercased() }))
     }
 
-    /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope.
-    public func userInfo(accessToken: String) async throws -> [String: JSONValue] {
+    /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope, with the client the
+    /// token was issued to (whose `webOrigins` may read the answer, CORS).
+    public func userInfo(accessToken: String) async throws -> UserInfoAnswer {
         let verified = try await verifyAndRefreshSession(accessToken)
         guard Scopes.contains(verified.scope, "openid") else {
             throw OAuthError(.invalidToken, "The access token was not issued with the openid scope.", status: 403)
         }
         var claims = UserClaims.claims(of: verified.session, scope: verified.scope, requested: verified.family.claims?.userinfo ?? [])
         claims["sub"] = .string(verified.session.subject)
-        return claims
+        return UserInfoAnswer(claims: claims, client: verified.client)
     }
 }

@@ -39,6 +39,8 @@ public final class BrokerEngine: Sendable {
     public let secondStep: SecondStepSignIn
     /// The user's own account page (docs/account.md).
     public let account: AccountEndpoint
+    /// Which browser origins may read which answers (CORS, docs/protocol.md, "Browser apps (CORS)").
+    public let webOrigins: WebOriginPolicy
 
     public init(issuer: String, state: EngineState, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
@@ -87,6 +89,7 @@ public final class BrokerEngine: Sendable {
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)
         self.clients = clients
+        webOrigins = WebOriginPolicy(live: live, clients: clients, instances: store)
         self.secondStep = secondStep
         self.authorizations = authorizations
         self.upstreamSignIn = upstreamSignIn

@@ -52,5 +52,35 @@ struct OpenAPIDocumentTests {
         // HEAD and OPTIONS of the gateway are answered by its middleware, not by routes.
         let missing = operations.subtracting(routes).filter { !$0.hasPrefix("head /datalink") && !$0.hasPrefix("options /datalink") }
         #expect(missing.isEmpty, "documented operations the router does not have: \(missing.sorted())")
+        // A documented 405 is a refusing route (`refuseOtherMethods`), OPTIONS included.
+        let unrefused = refused.subtracting(routes)
+        #expect(unrefused.isEmpty, "methods documented as 405 that the router does not answer: \(unrefused.sorted())")
+    }
+
+    @Test("userinfo's documented schema names every claim userinfo returns, with its type")
+    func userinfoSchema() async throws {
+        let text = try String(contentsOf: Self.documentURL, encoding: .utf8)
+        let root = try #require(try Yams.load(yaml: text) as? [String: Any])
+        let schemas = try #require((root["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let schema = try #require(schemas["UserInfoResponse"] as? [String: Any])
+        // Each documented claim with its type ("" when the schema leaves it open).
+        let types = try #require(schema["properties"] as? [String: [String: Any]]).mapValues { $0["type"] as? String ?? "" }
+        #expect(schema["additionalProperties"] as? Bool == false)
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            let location = try await Flows.automatedLogin(client, extra: [("scope", "openid email profile groups")])
+            let tokens = try await Flows.exchange(client, code: try #require(queryItems(location)["code"])).json
+            let access = try #require(tokens["access_token"] as? String)
+            let claims = try await client.get("/oauth/userinfo", headers: [.authorization: "Bearer \(access)"]).json
+            #expect(Set(claims.keys) == ["sub", "email", "email_verified", "name", "preferred_username", "groups"])
+            for (claim, value) in claims {
+                let type = try #require(types[claim], "userinfo returns '\(claim)', which UserInfoResponse does not allow")
+                switch type {
+                case "string": #expect(value is String, "\(claim)")
+                case "boolean": #expect(value as? Bool != nil && !(value is String), "\(claim)")
+                default: break
+                }
+            }
+        }
     }
 }

@@ -49,6 +49,38 @@ extension StoreConformanceTests {
         try await store.close()
     }
 
+    @Test("registered instances: web origins are kept and looked up by origin, following updates, deletes and purges",
+          arguments: StoreBackend.allCases)
+    func registeredClientWebOrigins(_ backend: StoreBackend) async throws {
+        let store = try await backend.open()
+        var web = Self.instance("dyn~CSI~w")
+        web.redirectURIs = ["com.example.app:/cb", "https://pwa.example.com/cb"]
+        web.webOrigins = ["capacitor://localhost", "+"]
+        try await store.insertRegisteredClient(web)
+        try await store.insertRegisteredClient(Self.instance("dyn~CSI~plain"))
+        #expect(try await store.registeredClient(id: "dyn~CSI~w")?.webOrigins == ["capacitor://localhost", "+"])
+        #expect(try await store.registeredClientListsWebOrigin("capacitor://localhost"))
+        #expect(try await store.registeredClientListsWebOrigin("https://pwa.example.com"))
+        #expect(try await !store.registeredClientListsWebOrigin("https://other.example.com"))
+        // `+` follows the redirect URIs an update leaves.
+        var narrowed = web
+        narrowed.redirectURIs = ["com.example.app:/cb"]
+        narrowed.registrationTokenHash = Secrets.hash("rat-w2")
+        #expect(try await store.updateRegisteredClient(narrowed, expectedTokenHash: web.registrationTokenHash))
+        #expect(try await !store.registeredClientListsWebOrigin("https://pwa.example.com"))
+        #expect(try await store.registeredClientListsWebOrigin("capacitor://localhost"))
+        #expect(try await store.deleteRegisteredClient(id: "dyn~CSI~w"))
+        #expect(try await !store.registeredClientListsWebOrigin("capacitor://localhost"))
+        // An unbound instance purged an hour after registration takes its origins along.
+        var young = Self.instance("dyn~CSI~y")
+        young.webOrigins = ["https://young.example.com"]
+        try await store.insertRegisteredClient(young)
+        #expect(try await store.registeredClientListsWebOrigin("https://young.example.com"))
+        #expect(try await store.purgeUnboundRegisteredClients(registeredBefore: Self.now.addingTimeInterval(60)) == 2)
+        #expect(try await !store.registeredClientListsWebOrigin("https://young.example.com"))
+        try await store.close()
+    }
+
     @Test("registered instances: first sign-in binds; another user cannot take it; unbound ones expire", arguments: StoreBackend.allCases)
     func registeredClientBinding(_ backend: StoreBackend) async throws {
         let store = try await backend.open()
