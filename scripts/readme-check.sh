@@ -18,7 +18,7 @@ build_only_dev_packages=(libqrencode-dev libmaxminddb-dev libldap-dev)
 work=$(mktemp -d)
 pid=""
 # The run command starts idconnect in a process group of its own: the whole group goes at the end.
-trap '[ -n "$pid" ] && { kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }; rm -rf "$work"' EXIT
+trap '[ -n "$pid" ] && { kill -- -"$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; sleep 1; }; rm -rf "$work" 2>/dev/null || true' EXIT
 fail() { echo "readme-check: FAIL: $*" >&2; tail -30 "$work/serve.log" >&2 || true; exit 1; }
 
 # The run command, as the README shows it: the first command of the block after "## Two commands".
@@ -46,8 +46,8 @@ started=$(date +%s)
 (cd "$work/clone" && exec setsid bash -c "exec $command_line$extra" >"$work/serve.out" 2>"$work/serve.log") &
 pid=$!
 base="http://127.0.0.1:$port"
-# A fresh clone builds first (several minutes on two cores).
-for _ in $(seq 1 2400); do
+# A fresh clone builds first (several minutes on two cores; give up after 40).
+for _ in $(seq 1 4800); do
   curl -fs "$base/readyz" >/dev/null 2>&1 && break
   kill -0 "$pid" 2>/dev/null || fail "the run command exited"
   sleep 0.5
