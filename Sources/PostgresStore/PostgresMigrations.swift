@@ -150,6 +150,11 @@ enum PostgresMigrations {
                 key TEXT PRIMARY KEY, data BYTEA NOT NULL, fetched_at DOUBLE PRECISION NOT NULL)
             """,
         ]),
+        // The login throttle counts failures only: each attempt in flight holds a place, the time
+        // it was reserved, until it is settled or its hold runs out (docs/security.md, rule 6).
+        ("v11-throttle-reservations", [
+            "ALTER TABLE throttle ADD COLUMN pending DOUBLE PRECISION[] NOT NULL DEFAULT '{}'",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.
