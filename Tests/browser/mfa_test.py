@@ -9,9 +9,10 @@ Starts its own `idconnect serve` on a copy of the shipped console-config with
    wrong code shows the form again with the reason in words and the same key; the code computed
    from the decoded key enrols. The ten recovery codes are shown once (not after a reload), then
    Continue goes to the app with a code whose id_token says `amr` pwd, otp, mfa.
-2. Codes. A new browser signs in with the code of the next time step (enrolment took the current
-   one); a third sign-in with the same code is refused in words (replay); a recovery code signs
-   in, and the same recovery code in another sign-in is refused.
+2. Codes. A new browser enters a wrong code: the page shows the reason in words and the code
+   field again, empty and focused. It then signs in with the code of the next time step (a phone
+   ahead; enrolment took the current one); a third sign-in with the same code is refused in words
+   (replay); a recovery code signs in, and the same recovery code in another sign-in is refused.
 3. Passkey. A browser with Chromium's virtual authenticator signs in to the account page (with a
    recovery code), adds a passkey there, then signs in to the app again with prompt=login and
    the verify page's passkey button: `amr` pwd, hwk, mfa.
@@ -69,11 +70,18 @@ def enter_code(driver, code):
 
 
 def refused(driver, what):
-    """The page after a refused code: the form again, with the reason in words."""
-    wait = WebDriverWait(driver, 15)
-    error = wait.until(ec.presence_of_element_located((By.ID, "error"))).text
-    check(driver.find_elements(By.CSS_SELECTOR, 'form#otp-form input#otp[name="otp"]'), f"{what}: the form is not shown again")
+    """The page after a refused code: the form again, with the reason in words and the code field
+    focused for the next try."""
+    try:
+        error = WebDriverWait(driver, 15).until(ec.presence_of_element_located((By.ID, "error"))).text
+    except TimeoutException:
+        fail(f"{what}: no page with the reason; the browser is at {driver.current_url}")
+    fields = driver.find_elements(By.CSS_SELECTOR, 'form#otp-form input#otp[name="otp"]')
+    check(fields and fields[0].is_displayed(), f"{what}: the code field is not shown again")
     check(len(error.split()) >= 4, f"{what}: the reason is not in words: {error!r}")
+    focused = driver.execute_script("return document.activeElement && document.activeElement.id")
+    check(focused == "otp", f"{what}: the focus is on {focused!r}, not on the code field")
+    check(fields[0].get_attribute("value") == "", f"{what}: the refused code is still in the field")
     return error
 
 
@@ -167,6 +175,12 @@ def codes_in_browsers(base, secret, enrolled_step, codes, sub_checks):
               "the code input is not name=otp, autocomplete=one-time-code")
         check(not driver.find_elements(By.ID, "totp-qr"), "the verify page shows an enrolment QR code")
         check(not driver.find_elements(By.ID, "passkey"), "a passkey button without a passkey")
+        # A wrong code: the error, and the code field again, focused.
+        enter_code(driver, wrong_code(secret, totp_step()))
+        error = refused(driver, "a wrong authenticator code")
+        check("not correct" in error, f"the wrong code's reason: {error!r}")
+        sub_checks.append("wrong code: error and focused field")
+        # The next step's code (a phone a few seconds ahead: enrolment took the current step).
         next_code = totp(secret, step=enrolled_step + 1)
         enter_code(driver, next_code)
         amr = amr_of(base, landed(driver), "the next step's code")
