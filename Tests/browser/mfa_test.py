@@ -19,6 +19,8 @@ Starts its own `idconnect serve` on a copy of the shipped console-config with
 4. API mode. The password grant without `otp` is 400 mfa_required (in words), with a wrong or used
    code access_denied, with a recovery code 200 with `amr` otp, mfa; bob, who has no factor, is
    told to set one up in a browser.
+5. Wrong codes. Six wrong codes on one page: each time the reason in words and the code field,
+   focused; from the sixth the reason is the login throttle's, and the page stays.
 
 No step waits for a TOTP time step to pass. Usage: mfa_test.py --bin PATH_TO_IDCONNECT
 """
@@ -274,6 +276,24 @@ def api_mode(base, secret, codes, sub_checks):
     sub_checks.append("API mode")
 
 
+def wrong_codes(base, secret, sub_checks):
+    """Part 5: six wrong codes on one page. Each answer is the page with the reason and the code
+    field, focused; from the sixth the reason is the login throttle's (five failures for alice).
+    Last, as it holds alice back for 30 s."""
+    driver = chromium()
+    try:
+        start(driver, base)
+        for attempt in range(1, 7):
+            enter_code(driver, wrong_code(secret, totp_step()))
+            error = refused(driver, f"wrong code {attempt}")
+            expected = "not correct" if attempt <= 5 else "Too many wrong codes"
+            check(expected in error, f"wrong code {attempt}: the reason is {error!r}")
+            check(driver.current_url.startswith(f"{base}/oauth/mfa/"), f"wrong code {attempt}: left the page for {driver.current_url}")
+        sub_checks.append("six wrong codes keep the page")
+    finally:
+        driver.quit()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -291,6 +311,7 @@ def main():
         codes_in_browsers(base, secret, step, codes, sub_checks)
         passkey(base, codes, sub_checks)
         api_mode(base, secret, codes, sub_checks)
+        wrong_codes(base, secret, sub_checks)
         log = open(os.path.join(work, "serve.log")).read()
         check(secret not in log and codes[3] not in log, "the broker's log holds the TOTP key or a recovery code")
     except SystemExit:

@@ -141,4 +141,28 @@ struct MFATimeStepTests {
             #expect(MFAPage(html: replay.text).error?.contains("used already") == true)
         }
     }
+
+    @Test("six wrong codes on one page: the page and its code field every time, the throttle's words from the sixth; then the right code",
+          arguments: StoreBackend.allCases)
+    func wrongCodesKeepThePage(_ backend: StoreBackend) async throws {
+        let broker = try await Self.broker(backend)
+        try await broker.withClient { client in
+            let browser = MFABrowser(client)
+            let stepURL = try must(try await browser.signIn().location)
+            let page = MFAPage(html: try await browser.get(stepURL).text)
+            let action = try must(page.action), csrf = try must(page.csrfToken)
+            for attempt in 1...6 {
+                let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 3))])
+                let again = MFAPage(html: wrong.text)
+                #expect(wrong.status == (attempt <= 5 ? .badRequest : .tooManyRequests), "attempt \(attempt)")
+                #expect(again.action == action && again.html.contains(#"id="otp" name="otp""#), "attempt \(attempt): the code field")
+                let expected = attempt <= 5 ? "not correct" : "Too many wrong codes"
+                #expect(again.error?.contains(expected) == true, "attempt \(attempt): \(again.error ?? "no error")")
+            }
+            broker.clock.advance(30)
+            let accepted = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 0))])
+            #expect(accepted.status == .found)
+            #expect(queryItems(try must(accepted.location))["code"] != nil)
+        }
+    }
 }
