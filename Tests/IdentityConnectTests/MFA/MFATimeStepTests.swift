@@ -22,7 +22,7 @@ struct MFATimeStepTests {
     /// A broker whose clock stands 10 s into a time step, with alice's authenticator app enrolled
     /// (no step accepted yet) and `recoveryCodes` as her recovery codes.
     static func broker(_ backend: StoreBackend, recoveryCodes: [String] = []) async throws -> TestBroker {
-        let broker = try await MFAFixture.make(backend: backend)
+        let broker = try await TestBroker.make(files: MFAFixture.files(), backend: backend, postgresPool: 2)
         let now = broker.clock.now().timeIntervalSince1970
         broker.clock.set(Date(timeIntervalSince1970: (now / 30).rounded(.down) * 30 + 10))
         try await MFAStoreTests.enrolTOTP(broker, service: "required", user: "alice", secret: secret)
@@ -72,6 +72,7 @@ struct MFATimeStepTests {
             broker.clock.advance(60)
             #expect((try await grant(Self.code(broker, -1)).json["error_description"] as? String)?.contains("used already") == true)
             #expect(try await grant(Self.code(broker, 1)).status == .ok)
+            try await broker.engine.store.close()
         }
     }
 
@@ -92,6 +93,7 @@ struct MFATimeStepTests {
                 #expect(replay["error"] == "access_denied" && replay["error_description"]?.contains("used already") == true, "\(replay)")
                 #expect(try await tempLogin(two, Self.code(first, 0))["code"] != nil)
                 #expect(try await tempLogin(one, Self.code(first, 0))["error"] == "access_denied")
+                for broker in [first, second] { try await broker.engine.store.close() }
             }
         }
     }
@@ -114,6 +116,7 @@ struct MFATimeStepTests {
             #expect(reused["error"] == "access_denied" && reused["error_description"]?.contains("works once") == true, "\(reused)")
             #expect(try await tempLogin(codes[1].uppercased())["code"] != nil)
             #expect(try await tempLogin(codes[1])["error"] == "access_denied")
+            try await broker.engine.store.close()
         }
     }
 
@@ -139,6 +142,7 @@ struct MFATimeStepTests {
             let next = MFAPage(html: try await other.get(try must(try await other.signIn().location)).text)
             let replay = try await other.post(try must(next.action), [("csrf_token", try must(next.csrfToken)), ("otp", Self.code(broker, 1))])
             #expect(MFAPage(html: replay.text).error?.contains("used already") == true)
+            try await broker.engine.store.close()
         }
     }
 
@@ -163,6 +167,7 @@ struct MFATimeStepTests {
             let accepted = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 0))])
             #expect(accepted.status == .found)
             #expect(queryItems(try must(accepted.location))["code"] != nil)
+            try await broker.engine.store.close()
         }
     }
 }

@@ -36,7 +36,7 @@ struct ThrottleConcurrencyTests {
 
     @Test("32 correct sign-ins of one user at once all succeed", arguments: StoreBackend.allCases)
     func oneInstance(_ backend: StoreBackend) async throws {
-        let broker = try await TestBroker.make(backend: backend)
+        let broker = try await TestBroker.make(backend: backend, postgresPool: 2)
         try await broker.withClient { client in
             let port = try #require(client.port)
             for round in 1...2 {
@@ -44,13 +44,15 @@ struct ThrottleConcurrencyTests {
                 let refused = answers.filter { $0.0 != 200 }
                 #expect(refused.isEmpty, "round \(round): \(refused.count) of \(Self.clients) refused: \(refused.prefix(3))")
             }
+            // Its pool's connections go back to the test server, which the whole suite shares.
+            try await broker.engine.store.close()
         }
     }
 
     @Test("32 correct sign-ins of one user at once all succeed on two instances sharing PostgreSQL",
           .enabled(if: PostgresTestDatabase.serverURL != nil, PostgresTestDatabase.skipReason))
     func twoInstances() async throws {
-        let first = try await TestBroker.make(backend: .postgres)
+        let first = try await TestBroker.make(backend: .postgres, postgresPool: 2)
         let second = try await first.sibling()
         try await first.withClient { one in
             try await second.withClient { two in
@@ -64,6 +66,7 @@ struct ThrottleConcurrencyTests {
                 for index in 0..<5 { _ = try await Self.passwordGrant(index % 2 == 0 ? one : two, "wrong") }
                 #expect(try await Self.passwordGrant(one, "bobpw").status == .tooManyRequests)
                 #expect(try await Self.passwordGrant(two, "bobpw").status == .tooManyRequests)
+                for broker in [first, second] { try await broker.engine.store.close() }
             }
         }
     }
@@ -71,7 +74,7 @@ struct ThrottleConcurrencyTests {
     @Test("10 wrong passwords, then the right one: held back for 30 seconds with the reason in words, then signed in",
           arguments: StoreBackend.allCases)
     func wrongThenRight(_ backend: StoreBackend) async throws {
-        let broker = try await TestBroker.make(backend: backend)
+        let broker = try await TestBroker.make(backend: backend, postgresPool: 2)
         try await broker.withClient { client in
             var statuses: [Int] = []
             for _ in 1...10 { statuses.append(Int(try await Self.passwordGrant(client, "wrong").status.code)) }
@@ -91,6 +94,7 @@ struct ThrottleConcurrencyTests {
             // The success cleared the username's failures: four wrong ones and the right one pass.
             for _ in 1...4 { #expect(try await Self.passwordGrant(client, "wrong").status == .badRequest) }
             #expect(try await Self.passwordGrant(client, "bobpw").status == .ok)
+            try await broker.engine.store.close()
         }
     }
 }
