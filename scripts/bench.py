@@ -6,6 +6,7 @@ it working); the numbers of a smoke run mean nothing.
 
     scripts/bench.py                 # full run, ~15 minutes
     scripts/bench.py --smoke         # ~1 minute, exits 1 when a scenario fails
+    scripts/bench.py --only password # the password-grant rows alone (with --smoke: on the debug build)
 
 The LDAP rows run against the slapd named by IDCONNECT_LDAP_URL, or else against a slapd of the
 run's own (scripts/peers/ldap-start.sh on free ports, stopped at the end). The side-by-side rows run
@@ -47,6 +48,7 @@ def main():
                              "(default 10,000, the least the static connector accepts)")
     parser.add_argument("--no-build", action="store_true", help="use the binaries already built")
     parser.add_argument("--json", help="also write the results as JSON to this file")
+    parser.add_argument("--only", choices=["password"], help="run only these rows (the AuthLink and the broker, nothing else)")
     options = parser.parse_args()
     if options.pbkdf2_iterations < 10_000:
         parser.error("--pbkdf2-iterations must be at least 10000 (the static connector's minimum)")
@@ -72,13 +74,14 @@ def main():
                 process.kill()
         if not os.environ.get("BENCH_KEEP"):
             shutil.rmtree(workdir, ignore_errors=True)
-    print(report.table(results, extras, configuration, options))
+    print(report.table(results, extras, configuration, options) if extras is not None
+          else report.rows_only(results, configuration, options))
     if options.json:
         with open(options.json, "w") as handle:
             json.dump({"results": [vars(result) for result in results], "extras": extras}, handle, indent=1)
     failed = [result.name for result in results if result.errors > 0 or result.requests == 0]
     # Glewlwyd's own errors are counted under its table (a load it never answers stops the run).
-    failed += [row["ours"]["name"] for row in extras.get("glewlwyd", {}).get("rows", []) if row["ours"]["errors"]]
+    failed += [row["ours"]["name"] for row in (extras or {}).get("glewlwyd", {}).get("rows", []) if row["ours"]["errors"]]
     if failed:
         print("scenarios with errors: " + ", ".join(failed), file=sys.stderr)
         return 1
@@ -100,26 +103,23 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     processes.append(broker.start([binaries["authlink"], "--port", str(authlink_port), "--users", users],
                                   os.path.join(workdir, "authlink.log")))
     broker.wait_until_up(authlink_port, "/", processes[-1])
+    common = dict(duration=duration, connections=options.connections, threads=options.threads)
+    if options.only == "password":
+        config = broker.write_config(workdir, port, authlink_port, None)
+        serve(binaries, config, port, workdir, processes)
+        return password_rows(dict(common, port=port)), None
     ldap = ldap_settings(workdir, cleanups)
     backend, backend_port = streaming.start_backend(10 if options.smoke else 100)
     cleanups.append(backend.shutdown)
     config = broker.write_config(workdir, port, authlink_port, ldap, extra_services=[mfa.auth_service(authlink_port)],
                                  data_links=[{"name": "stream", "url": f"http://127.0.0.1:{backend_port}", "timeout": 300}])
-    env = dict(os.environ, IDCONNECT_LOG_LEVEL="warning")
-    server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
-                          os.path.join(workdir, "broker.log"), env=env)
-    processes.append(server)
-    broker.wait_until_up(port, "/healthz", server)
-    # CPU per request of the broker and of the AuthLink (the connector and the gateway's backend)
-    # beside every row: steadier than req/s when the machine's share of the CPU drifts.
-    load.watch("broker", server.pid)
-    load.watch("authlink", processes[0].pid)
+    server = serve(binaries, config, port, workdir, processes)
 
     jwt = broker.password_grant(port, "authlink", "alice", "alicepw")
     opaque = broker.password_grant(port, "authlink-opaque", "alice", "alicepw")
     bearer = {"Authorization": "Bearer " + jwt["access_token"]}
     basic = {"Authorization": broker.basic_header()}
-    common = dict(port=port, duration=duration, connections=options.connections, threads=options.threads)
+    common = dict(common, port=port)
     form = {"Content-Type": "application/x-www-form-urlencoded"}
     results = [
         load.run_wrk("static route /healthz (HTTP floor)", **common, path="/healthz"),
@@ -155,6 +155,7 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     signing_after = signing(binaries)
     results += qr_rows(port, common, pool_size)
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
+    results += password_rows(common)
     results += es256_rows(binaries, workdir, processes, authlink_port, common, pool_size // 2)
     extras = {"peak_rss_mb": round(broker.peak_rss_mb(server.pid), 1), "signing": signing_around(signing_before, signing_after),
               "saml": saml_verification(binaries), "executors": executors(binaries)}
@@ -170,6 +171,35 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     if peer:
         extras["glewlwyd"] = peer
     return results, extras
+
+
+def serve(binaries, config, port, workdir, processes):
+    """Starts the broker on `config`; returns its process, whose CPU (and the AuthLink's, the
+    connector and the gateway's backend) is read beside every row: steadier than req/s when the
+    machine's share of the CPU drifts."""
+    env = dict(os.environ, IDCONNECT_LOG_LEVEL="warning")
+    server = broker.start([binaries["idconnect"], "serve", "--config", config, "--port", str(port)],
+                          os.path.join(workdir, "broker.log"), env=env)
+    processes.append(server)
+    broker.wait_until_up(port, "/healthz", server)
+    load.watch("broker", server.pid)
+    load.watch("authlink", processes[0].pid)
+    return server
+
+
+def password_rows(common):
+    """The password grant against the AuthLink: round the 64 bench users, and every connection
+    signing in one user at once, as a back end's workers sharing a service account do. A refusal
+    (the login throttle refusing a correct password) is an error, which fails the run."""
+    basic = {"Authorization": broker.basic_header(), "Content-Type": "application/x-www-form-urlencoded"}
+    body = f"grant_type=password&client_id={broker.client_id('authlink')}&username={{}}&password={broker.BENCH_PASSWORD}"
+    connections = common["connections"]
+    return [
+        load.run_wrk(f"password grant, 64 users in turn, {connections} conn.", **common, method="POST", path="/oauth/token",
+                     headers=basic, body=body, pool=list(broker.BENCH_USERS), cycle=True),
+        load.run_wrk(f"password grant, one user on every connection, {connections} conn.", **common, method="POST",
+                     path="/oauth/token", headers=basic, body=body, pool=broker.BENCH_USERS[:1] * 64, cycle=True),
+    ]
 
 
 def glewlwyd_rows(binaries, workdir, processes, cleanups, authlink_port, common, iterations):

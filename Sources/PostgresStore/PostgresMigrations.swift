@@ -161,6 +161,11 @@ enum PostgresMigrations {
             """,
             "CREATE INDEX registered_client_origins_client ON registered_client_origins (client_id)",
         ]),
+        // The login throttle counts failures only: each attempt in flight holds a place, the time
+        // it was reserved, until it is settled or its hold runs out (docs/security.md, rule 6).
+        ("v12-throttle-reservations", [
+            "ALTER TABLE throttle ADD COLUMN pending DOUBLE PRECISION[] NOT NULL DEFAULT '{}'",
+        ]),
     ]
 
     /// How long the migrating instance may hold the lease before another may take over.

@@ -48,17 +48,30 @@ extension PostgresQuery.StringInterpolation {
         appendInterpolation(session.upstreamSessionKey)
     }
 
-    /// The update a successful sign-in makes to the throttle's counters (`ThrottleReset`): the
-    /// username's count cleared, the address's attempt given back. Stored keys are hashes, never
-    /// empty, so a missing key matches no row.
+    /// The update an attempt that was not a failure makes to the throttle's counters
+    /// (`ThrottleReset`): the reset key's failures cleared, and both keys' reservation made at
+    /// `reservedAt` given back. Stored keys are hashes, never empty, so a missing key matches no row.
     mutating func appendInterpolation(throttleUpdateFor reset: ThrottleReset?) {
         let cleared = reset?.reset ?? "", released = reset?.release ?? ""
         appendLiteral("UPDATE throttle SET count = CASE WHEN key_hash = ")
         appendInterpolation(cleared)
-        appendLiteral(" THEN 0 ELSE GREATEST(count - 1, 0) END WHERE key_hash IN (")
+        appendLiteral(" THEN 0 ELSE count END, pending = ")
+        appendInterpolation(pendingOf: "throttle", without: reset?.reservedAt.pg ?? 0)
+        appendLiteral(" WHERE key_hash IN (")
         appendInterpolation(cleared)
         appendLiteral(", ")
         appendInterpolation(released)
         appendLiteral(")")
+    }
+
+    /// `table`'s `pending` reservations without one made at `stamp` (the first, when several were
+    /// made at the same moment; unchanged when none was).
+    mutating func appendInterpolation(pendingOf table: String, without stamp: Double) {
+        let column = table + ".pending"
+        appendLiteral("COALESCE(\(column)[:array_position(\(column), ")
+        appendInterpolation(stamp)
+        appendLiteral(") - 1] || \(column)[array_position(\(column), ")
+        appendInterpolation(stamp)
+        appendLiteral(") + 1:], \(column))")
     }
 }

@@ -2,28 +2,32 @@ import Foundation
 import GRDB
 import StoreContracts
 
-/// The login throttle: counted in memory (``ThrottleCounters``), kept in the `throttle` table.
+/// The throttle: counted in memory (``ThrottleCounters``), kept in the `throttle` table.
 extension SQLiteStore: ThrottleStore {
     public func throttleAttempt(_ rule: ThrottleRule, at date: Date) async throws -> Bool {
-        try await throttleAttempts([rule], at: date)
-    }
-
-    public func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool {
-        let (allowed, scheduleFlush) = throttle.attempt(rules, at: date.sql)
+        let (allowed, scheduleFlush) = throttle.attempt([rule], at: date.sql)
         if scheduleFlush { scheduleThrottleFlush() }
         return allowed
     }
 
-    public func throttleSucceeded(reset: String?, release: String?) async throws {
-        guard reset != nil || release != nil else { return }
-        applied(ThrottleReset(reset: reset, release: release))
+    public func throttleReserve(_ rules: [ThrottleRule], at date: Date) async throws -> ThrottleDecision {
+        throttle.reserve(rules, at: date.sql)
+    }
+
+    public func throttleFailed(_ rules: [ThrottleRule], reservedAt: Date, at date: Date) async throws {
+        if throttle.failed(rules, reservedAt: reservedAt.sql, at: date.sql) { scheduleThrottleFlush() }
+    }
+
+    public func throttleSucceeded(_ reset: ThrottleReset) async throws {
+        applied(reset)
     }
 
     public func capThrottle(maxRows: Int) async throws {
         if throttle.cap(maxRows: maxRows) { scheduleThrottleFlush() }
     }
 
-    /// A correct password's reset, once the write it came with committed (a sign-in's completion).
+    /// An attempt's reset (``ThrottleReset``), once the write it came with committed (a sign-in's
+    /// completion), or on its own.
     func applied(_ reset: ThrottleReset?) {
         guard let reset, reset.reset != nil || reset.release != nil else { return }
         if throttle.succeeded(reset) { scheduleThrottleFlush() }

@@ -1,34 +1,39 @@
 import StoreContracts
 import Synchronization
 
-/// The login throttle's counters of the SQLite backend, held in memory and written to the
-/// `throttle` table behind the requests (``SQLiteStore/flushThrottle()``).
+/// The throttle's counters of the SQLite backend (the login throttle and the rate limits), held in
+/// memory and written to the `throttle` table behind the requests (``SQLiteStore/flushThrottle()``).
 ///
 /// SQLite serves one broker process, so the process's memory is the one place every attempt
 /// passes through. Counting in the table cost each sign-in a write transaction of its own before
 /// the connector was called, about 15% of the sign-in's CPU. Here a decision is a dictionary
 /// lookup under a lock; the table keeps the counters across restarts (loaded on open, written
 /// about a second after they change and when the store closes). A crash can lose the last
-/// second's attempts: a guesser gains at most that second's attempts per crash.
+/// second's failures: a guesser gains at most that second's attempts per crash.
 ///
-/// The rules are those of ``ThrottleStore`` and of the PostgreSQL backend's upsert: a key is
-/// counted while it has fewer than `limit` attempts in its window, or its last attempt is at least
-/// `spacing` old; the check and the count are one step under the lock, so of two attempts at the
-/// limit exactly one is counted. The table is bounded: past `capacity` and a quarter, the counters
-/// attempted longest ago go first, those that reached five attempts last (``cap(maxRows:)``).
+/// The rules are those of ``ThrottleStore`` and of the PostgreSQL backend's statements: a rate
+/// limit counts a key's requests while it has fewer than `limit` in its window, or its last one
+/// is at least `spacing` old; the login throttle reserves a place per attempt and counts only the
+/// failures (``reserve(_:at:)``, ``failed(_:reservedAt:at:)``, ``succeeded(_:)``). Each decision
+/// and its bookkeeping are one step under the lock, so of two attempts at the limit exactly one
+/// gets through. Reservations live only here: they end with their request, and a process that
+/// stops takes its requests with it. The table is bounded: past `capacity` and a quarter, the
+/// counters attempted longest ago go first, those that reached five last (``cap(maxRows:)``).
 final class ThrottleCounters: Sendable {
-    /// One key's counter; the columns of the `throttle` table (times in seconds since 1970).
+    /// One key's counter; the columns of the `throttle` table (times in seconds since 1970), and
+    /// the login attempts in flight (when each was reserved), which are not stored.
     struct Counter: Sendable, Equatable {
         var windowStart: Double
         var count: Int
         var lastAttempt: Double
         var expiresAt: Double
+        var pending: [Double] = []
     }
 
     /// The keys changed since the last flush, with their counters now (nil: removed).
     typealias Changes = [(key: String, counter: Counter?)]
 
-    private struct State {
+    struct State {
         var counters: [String: Counter] = [:]
         var changed: Set<String> = []
         var capacity: Int
@@ -37,14 +42,15 @@ final class ThrottleCounters: Sendable {
         var closed = false
     }
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     init(capacity: Int = 100_000) {
         state = Mutex(State(capacity: capacity))
     }
 
-    /// Counts one attempt under each rule in order, stopping at the first that refuses (those
-    /// before it stay counted). Returns whether all allowed, and whether a flush must be scheduled.
+    /// A rate limit's request: counted under each rule in order, stopping at the first that
+    /// refuses (those before it stay counted). Returns whether all allowed, and whether a flush
+    /// must be scheduled.
     func attempt(_ rules: [ThrottleRule], at now: Double) -> (allowed: Bool, scheduleFlush: Bool) {
         state.withLock { state in
             var allowed = true
@@ -69,20 +75,6 @@ final class ThrottleCounters: Sendable {
                 state.changed.insert(rule.keyHash)
             }
             return (allowed, Self.claimFlush(&state))
-        }
-    }
-
-    /// A correct password: `reset` (the username) starts from zero, `release` (the address) gets
-    /// one attempt back. Keys without a counter are left alone. Returns whether to schedule a flush.
-    func succeeded(_ reset: ThrottleReset) -> Bool {
-        state.withLock { state in
-            for key in [reset.reset, reset.release].compactMap({ $0 }) {
-                guard var counter = state.counters[key] else { continue }
-                counter.count = key == reset.reset ? 0 : max(counter.count - 1, 0)
-                state.counters[key] = counter
-                state.changed.insert(key)
-            }
-            return Self.claimFlush(&state)
         }
     }
 
@@ -141,13 +133,13 @@ final class ThrottleCounters: Sendable {
     /// How many counters are held (tests: the bound).
     var count: Int { state.withLock { $0.counters.count } }
 
-    private static func claimFlush(_ state: inout State) -> Bool {
+    static func claimFlush(_ state: inout State) -> Bool {
         guard !state.changed.isEmpty, !state.flushScheduled, !state.closed else { return false }
         state.flushScheduled = true
         return true
     }
 
-    private static func capIfFull(_ state: inout State) {
+    static func capIfFull(_ state: inout State) {
         if state.counters.count > state.capacity + state.capacity / 4 { cap(&state, to: state.capacity) }
     }
 
@@ -156,7 +148,7 @@ final class ThrottleCounters: Sendable {
         let dropped = state.counters.sorted { left, right in
             let (leftHeld, rightHeld) = (left.value.count >= 5, right.value.count >= 5)
             if leftHeld != rightHeld { return !leftHeld }
-            return left.value.lastAttempt < right.value.lastAttempt
+            return left.value.lastUsed < right.value.lastUsed
         }.prefix(state.counters.count - maxRows)
         for (key, _) in dropped {
             state.counters[key] = nil

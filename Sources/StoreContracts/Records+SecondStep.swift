@@ -49,6 +49,9 @@ public struct SecondStep: Sendable, Codable, Equatable {
     public var sealedRecoveryCodes: Data?
     /// The factor is proved (or enrolled): the next step finishes the sign-in.
     public var satisfied: Bool
+    /// Failed attempts on this page. Nothing counts or reads it any more (the login throttle
+    /// bounds failures); it is still stored so that an earlier version sharing the database
+    /// decodes the records this one writes.
     public var failures: Int
     /// What the page says after a failed attempt.
     public var message: String?

@@ -179,67 +179,10 @@ public protocol OneTimeGrantStore: Sendable {
     func takeOneTimeGrant(hash: String) async throws -> (sealed: Data, expiresAt: Date)?
 }
 
-/// One counter of the throttle: a hashed key, how many attempts its window allows, and the
-/// spacing enforced once the limit is reached (docs/protocol.md, "Throttling and rate limits";
-/// docs/security.md, rules 6 and 13).
-public struct ThrottleRule: Sendable, Equatable {
-    /// `Secrets.hash` of the key (username, address, token), so stored keys have a fixed size and
-    /// reveal nothing.
-    public var keyHash: String
-    public var limit: Int
-    public var window: TimeInterval
-    public var spacing: TimeInterval
-
-    public init(keyHash: String, limit: Int, window: TimeInterval, spacing: TimeInterval) {
-        self.keyHash = keyHash
-        self.limit = limit
-        self.window = window
-        self.spacing = spacing
-    }
-}
-
-/// What a correct password does to the login throttle's counters (`ThrottleStore.throttleSucceeded`):
-/// clears `reset` (the username's counter) and takes one attempt back from `release` (the address's).
-public struct ThrottleReset: Sendable, Equatable {
-    public var reset: String?
-    public var release: String?
-
-    public init(reset: String?, release: String?) {
-        self.reset = reset
-        self.release = release
-    }
-}
-
 extension SessionStore {
     /// A completion with no throttle bookkeeping (SSO, QR login, tests).
     public func completeSignIn(session: LoginSession, code: AuthorizationCode, consumingPending pendingIdHash: String?) async throws -> Bool {
         try await completeSignIn(session: session, code: code, consumingPending: pendingIdHash, throttleReset: nil)
-    }
-}
-
-/// Attempt counters shared by every broker instance: login throttling, registration and
-/// authorization-request rate limits.
-public protocol ThrottleStore: Sendable {
-    /// Checks and counts one attempt in a single atomic statement: allowed (and counted) while the
-    /// key has fewer than `limit` attempts in its window, or its last attempt is at least
-    /// `spacing` old; otherwise nothing changes and it returns false.
-    func throttleAttempt(_ rule: ThrottleRule, at date: Date) async throws -> Bool
-    /// `throttleAttempt` for each rule in order, stopping at the first that refuses (the rules
-    /// before it stay counted); true when all allowed. A backend may make it one round trip.
-    func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool
-    /// A success: clears the counter `reset` (the username) and takes back one attempt of
-    /// `release` (the address, so that many people behind one address are not held back).
-    func throttleSucceeded(reset: String?, release: String?) async throws
-    /// Keeps at most `maxRows` counters, dropping those attempted longest ago — counters that
-    /// reached a limit (five attempts or more) last, so a flood of junk keys cannot evict the
-    /// counter that is holding a guesser back.
-    func capThrottle(maxRows: Int) async throws
-}
-
-extension ThrottleStore {
-    public func throttleAttempts(_ rules: [ThrottleRule], at date: Date) async throws -> Bool {
-        for rule in rules where try await !throttleAttempt(rule, at: date) { return false }
-        return true
     }
 }
 

@@ -9,15 +9,18 @@ Starts its own `idconnect serve` on a copy of the shipped console-config with
    wrong code shows the form again with the reason in words and the same key; the code computed
    from the decoded key enrols. The ten recovery codes are shown once (not after a reload), then
    Continue goes to the app with a code whose id_token says `amr` pwd, otp, mfa.
-2. Codes. A new browser signs in with the code of the next time step (enrolment took the current
-   one); a third sign-in with the same code is refused in words (replay); a recovery code signs
-   in, and the same recovery code in another sign-in is refused.
+2. Codes. A new browser enters a wrong code: the page shows the reason in words and the code
+   field again, empty and focused. It then signs in with the code of the next time step (a phone
+   ahead; enrolment took the current one); a third sign-in with the same code is refused in words
+   (replay); a recovery code signs in, and the same recovery code in another sign-in is refused.
 3. Passkey. A browser with Chromium's virtual authenticator signs in to the account page (with a
    recovery code), adds a passkey there, then signs in to the app again with prompt=login and
    the verify page's passkey button: `amr` pwd, hwk, mfa.
 4. API mode. The password grant without `otp` is 400 mfa_required (in words), with a wrong or used
    code access_denied, with a recovery code 200 with `amr` otp, mfa; bob, who has no factor, is
    told to set one up in a browser.
+5. Wrong codes. Six wrong codes on one page: each time the reason in words and the code field,
+   focused; from the sixth the reason is the login throttle's, and the page stays.
 
 No step waits for a TOTP time step to pass. Usage: mfa_test.py --bin PATH_TO_IDCONNECT
 """
@@ -69,11 +72,18 @@ def enter_code(driver, code):
 
 
 def refused(driver, what):
-    """The page after a refused code: the form again, with the reason in words."""
-    wait = WebDriverWait(driver, 15)
-    error = wait.until(ec.presence_of_element_located((By.ID, "error"))).text
-    check(driver.find_elements(By.CSS_SELECTOR, 'form#otp-form input#otp[name="otp"]'), f"{what}: the form is not shown again")
+    """The page after a refused code: the form again, with the reason in words and the code field
+    focused for the next try."""
+    try:
+        error = WebDriverWait(driver, 15).until(ec.presence_of_element_located((By.ID, "error"))).text
+    except TimeoutException:
+        fail(f"{what}: no page with the reason; the browser is at {driver.current_url}")
+    fields = driver.find_elements(By.CSS_SELECTOR, 'form#otp-form input#otp[name="otp"]')
+    check(fields and fields[0].is_displayed(), f"{what}: the code field is not shown again")
     check(len(error.split()) >= 4, f"{what}: the reason is not in words: {error!r}")
+    focused = driver.execute_script("return document.activeElement && document.activeElement.id")
+    check(focused == "otp", f"{what}: the focus is on {focused!r}, not on the code field")
+    check(fields[0].get_attribute("value") == "", f"{what}: the refused code is still in the field")
     return error
 
 
@@ -167,6 +177,12 @@ def codes_in_browsers(base, secret, enrolled_step, codes, sub_checks):
               "the code input is not name=otp, autocomplete=one-time-code")
         check(not driver.find_elements(By.ID, "totp-qr"), "the verify page shows an enrolment QR code")
         check(not driver.find_elements(By.ID, "passkey"), "a passkey button without a passkey")
+        # A wrong code: the error, and the code field again, focused.
+        enter_code(driver, wrong_code(secret, totp_step()))
+        error = refused(driver, "a wrong authenticator code")
+        check("not correct" in error, f"the wrong code's reason: {error!r}")
+        sub_checks.append("wrong code: error and focused field")
+        # The next step's code (a phone a few seconds ahead: enrolment took the current step).
         next_code = totp(secret, step=enrolled_step + 1)
         enter_code(driver, next_code)
         amr = amr_of(base, landed(driver), "the next step's code")
@@ -260,6 +276,24 @@ def api_mode(base, secret, codes, sub_checks):
     sub_checks.append("API mode")
 
 
+def wrong_codes(base, secret, sub_checks):
+    """Part 5: six wrong codes on one page. Each answer is the page with the reason and the code
+    field, focused; from the sixth the reason is the login throttle's (five failures for alice).
+    Last, as it holds alice back for 30 s."""
+    driver = chromium()
+    try:
+        start(driver, base)
+        for attempt in range(1, 7):
+            enter_code(driver, wrong_code(secret, totp_step()))
+            error = refused(driver, f"wrong code {attempt}")
+            expected = "not correct" if attempt <= 5 else "Too many wrong codes"
+            check(expected in error, f"wrong code {attempt}: the reason is {error!r}")
+            check(driver.current_url.startswith(f"{base}/oauth/mfa/"), f"wrong code {attempt}: left the page for {driver.current_url}")
+        sub_checks.append("six wrong codes keep the page")
+    finally:
+        driver.quit()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -277,6 +311,7 @@ def main():
         codes_in_browsers(base, secret, step, codes, sub_checks)
         passkey(base, codes, sub_checks)
         api_mode(base, secret, codes, sub_checks)
+        wrong_codes(base, secret, sub_checks)
         log = open(os.path.join(work, "serve.log")).read()
         check(secret not in log and codes[3] not in log, "the broker's log holds the TOTP key or a recovery code")
     except SystemExit:

@@ -146,6 +146,15 @@ def peer_table(peer, options):
     return lines
 
 
+def rows_only(results, configuration, options):
+    """The table of a run with `--only`: its rows, without the baselines and ratios of a full run."""
+    lines = [f"Identity Connect benchmark, {options.only} rows only ({configuration} build, wrk -t{options.threads} "
+             f"-c{options.connections}, loopback)", "",
+             "| scenario | req/s | p50 ms | p99 ms | requests | errors | broker CPU µs/req |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    return "\n".join(lines + [row(result) for result in results])
+
+
 def row(result):
     return (f"| {result.name} | {result.requests_per_second:,.0f} | {result.p50_ms:.2f} | {result.p99_ms:.2f} | "
             f"{result.requests:,} | {result.errors} | {_cpu(vars(result), 'broker')} |")

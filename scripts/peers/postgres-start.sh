@@ -40,6 +40,6 @@ port=$(cat "$dir/port")
 password=$(cat "$dir/password")
 # Test settings: loopback only, socket in DIR, no fsync (throwaway data), room for several brokers.
 as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 \
-  -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" \
+  -o "-p $port -c listen_addresses=127.0.0.1 -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" \
   start >/dev/null || { tail -20 "$dir/server.log" >&2; exit 1; }
 echo "postgres://idconnect:$password@127.0.0.1:$port/postgres?sslmode=disable"

@@ -101,10 +101,9 @@ public struct PasswordSignIn: Sendable {
                 }
                 let step = SecondStep(purpose: .challenge, userId: username, username: username, sealedIdentity: nil, amr: ["pwd"])
                 return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: nil, challenge: challenge))
-            case .success(.identity(let identity, let unsettled)):
+            case .success(.identity(let identity, let reset)):
                 // The throttle's reset for the correct password rides in the completing write;
                 // every other way out of here settles it on its own (PendingThrottleReset).
-                let reset = unsettled.map { PendingThrottleReset($0, store: checker.counters) }
                 do {
                     return try await afterPassword(identity, username: username, pendingId: pendingId, pending: pending,
                                                    target: target, client: client, otp: otp, fromStartingBrowser: fromStartingBrowser,

@@ -31,8 +31,7 @@ struct PasswordGrant: TokenGrant {
         let reset: PendingThrottleReset?
         switch try await checker.attempt(credentials, client: client, clientAddress: clientAddress, deferringReset: true).get() {
         case .identity(let found, let unsettled):
-            identity = found
-            reset = unsettled.map { PendingThrottleReset($0, store: checker.counters) }
+            (identity, reset) = (found, unsettled)
         case .challenge(let challenge):
             // The identity source asks a question (docs/mfa.md, "AuthLink challenges"): the app
             // shows it and repeats the request with the answer as `otp`.

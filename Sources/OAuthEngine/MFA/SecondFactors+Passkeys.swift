@@ -70,15 +70,19 @@ extension SecondFactors {
                                                 excludeCredentialIDs: exclude))
     }
 
-    /// Checks a sign-in with a passkey of the user behind `enrolment`. Success: `hwk`.
+    /// Checks a sign-in with a passkey of the user behind `enrolment`, as one attempt in the login
+    /// throttle. Success: `hwk`.
     func verifyAssertion(_ post: PasskeyPost<PasskeyAssertionResponse>, enrolment: MFAEnrolment, pendingIdHash: String,
                          client: ResolvedClient, address: String?) async throws -> Result<String, OAuthError> {
-        let owner = enrolment.owner
-        let keys = LoginThrottle.secondFactorKeys(namespace: owner.namespace, userId: owner.userId, address: address)
-        guard try await guarded("throttle", { try await throttle.attempt(keys, store: store, now: context.clock.now()) }) else {
-            return refuse(owner, client, address, "throttled", OAuthError(.accessDenied, Self.throttledMessage, status: 429, retryAfter: 30),
-                          method: "webauthn")
+        try await throttled(enrolment.owner, client, address, method: "webauthn") {
+            try await checkAssertion(post, enrolment: enrolment, pendingIdHash: pendingIdHash, client: client, address: address)
         }
+    }
+
+    /// `verifyAssertion` once the attempt holds its place in the throttle.
+    private func checkAssertion(_ post: PasskeyPost<PasskeyAssertionResponse>, enrolment: MFAEnrolment, pendingIdHash: String,
+                                client: ResolvedClient, address: String?) async throws -> Result<String, OAuthError> {
+        let owner = enrolment.owner
         guard let party = relyingParty,
               let challenge = try await takeChallenge(post.challenge, pendingIdHash: pendingIdHash) else {
             return refuse(owner, client, address, "passkey_refused", .accessDenied(
@@ -112,7 +116,6 @@ extension SecondFactors {
         }) else {
             return refuse(owner, client, address, "replayed", .accessDenied("This passkey was just used. Try again."), method: "webauthn")
         }
-        try await guarded("throttle") { try await throttle.succeeded(keys, store: store) }
         return .success("hwk")
     }
 

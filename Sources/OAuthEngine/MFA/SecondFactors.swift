@@ -49,19 +49,25 @@ struct SecondFactors: Sendable {
         return usable
     }
 
-    /// Checks an authenticator-app or recovery code typed by the user behind `enrolment`.
-    /// Success is the `amr` value to add (`otp`); a refusal is the error to show, in words.
+    /// Checks an authenticator-app or recovery code typed by the user behind `enrolment`, as one
+    /// attempt in the login throttle. Success is the `amr` value to add (`otp`); a refusal is the
+    /// error to show, in words.
     func verifyCode(_ input: String, enrolment: MFAEnrolment, client: ResolvedClient,
                     address: String?) async throws -> Result<String, OAuthError> {
         let owner = enrolment.owner
         guard input.utf8.count <= Self.maxCodeBytes else {
             return refuse(owner, client, address, "malformed", .accessDenied("The code is too long."))
         }
-        let keys = LoginThrottle.secondFactorKeys(namespace: owner.namespace, userId: owner.userId, address: address)
-        guard try await guarded("throttle", { try await throttle.attempt(keys, store: store, now: context.clock.now()) }) else {
-            return refuse(owner, client, address, "throttled", OAuthError(.accessDenied, Self.throttledMessage, status: 429,
-                                                                           retryAfter: Int(throttle.perUsername.spacing)))
+        return try await throttled(owner, client, address) {
+            try await checkCode(input, enrolment: enrolment, client: client, address: address)
         }
+    }
+
+    /// `verifyCode` once the attempt holds its place in the throttle. A TOTP code is accepted for
+    /// the current time step or one either side (RFC 6238 §5.2), each step once per user.
+    private func checkCode(_ input: String, enrolment: MFAEnrolment, client: ResolvedClient,
+                           address: String?) async throws -> Result<String, OAuthError> {
+        let owner = enrolment.owner
         let digits = input.filter { $0 != " " }
         if let factor = enrolment.totp, digits.utf8.count == 6, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
             let secret = try openSecret(factor)
@@ -72,7 +78,6 @@ struct SecondFactors: Sendable {
                 return refuse(owner, client, address, "replayed",
                               .accessDenied("This code was used already. Wait for the next code in your authenticator app."))
             }
-            try await guarded("throttle") { try await throttle.succeeded(keys, store: store) }
             return .success("otp")
         }
         guard let normalized = RecoveryCodes.normalize(input) else {
@@ -85,7 +90,6 @@ struct SecondFactors: Sendable {
             return refuse(owner, client, address, "wrong_code", .accessDenied(
                 "This recovery code is not correct, or it was used already. Each recovery code works once."))
         }
-        try await guarded("throttle") { try await throttle.succeeded(keys, store: store) }
         context.audit.record(AuditEvent(.mfaRecoveryCodeUsed, [
             "auth_service": client.service.id, "client": client.clientId, "user": owner.userId, "address": address,
             "left": String(max(0, enrolment.recoveryCodesLeft - 1))]))
@@ -93,7 +97,6 @@ struct SecondFactors: Sendable {
     }
 
     static let wrongCodeMessage = "The code is not correct. Check that your phone's clock is right, then enter the current code."
-    static let throttledMessage = "Too many wrong codes. Wait 30 seconds, then try again."
 
     /// Records a failed attempt and hands back the error.
     func refuse<T>(_ owner: MFAOwner, _ client: ResolvedClient, _ address: String?, _ reason: String,
@@ -119,26 +122,23 @@ struct SecondFactors: Sendable {
     /// codes to show once (empty when the user had some already).
     func confirmTOTP(secret: [UInt8], code: String, owner: MFAOwner, existing: MFAEnrolment?, client: ResolvedClient,
                      address: String?) async throws -> Result<[String], OAuthError> {
-        let keys = LoginThrottle.secondFactorKeys(namespace: owner.namespace, userId: owner.userId, address: address)
         guard code.utf8.count <= Self.maxCodeBytes else { return refuse(owner, client, address, "malformed", .accessDenied("The code is too long.")) }
-        guard try await guarded("throttle", { try await throttle.attempt(keys, store: store, now: context.clock.now()) }) else {
-            return refuse(owner, client, address, "throttled", OAuthError(.accessDenied, Self.throttledMessage, status: 429, retryAfter: 30))
+        return try await throttled(owner, client, address) {
+            let digits = code.filter { $0 != " " }
+            guard let step = TOTP(secret: secret).matchingStep(digits, at: context.clock.now()) else {
+                return refuse(owner, client, address, "wrong_code", .accessDenied(
+                    "The code does not match. Scan the QR code (or type the key) into your authenticator app, then enter the code it shows."))
+            }
+            let now = context.clock.now()
+            let sealed = try context.vault.seal(Data(secret), VaultBindings.totp(subject: owner.subject, namespace: owner.namespace))
+            let codes = (existing?.recoveryCodesLeft ?? 0) == 0 ? RecoveryCodes.generate() : []
+            try await guarded("enrol authenticator app") {
+                try await store.enrolTOTP(TOTPFactor(owner: owner, sealedSecret: sealed, lastStep: step, createdAt: now, lastUsedAt: now),
+                                          recoveryCodeHashes: codes.isEmpty ? nil : RecoveryCodes.hashes(codes, subject: owner.subject), at: now)
+            }
+            enrolled(owner, client, address, method: "totp")
+            return .success(codes)
         }
-        let digits = code.filter { $0 != " " }
-        guard let step = TOTP(secret: secret).matchingStep(digits, at: context.clock.now()) else {
-            return refuse(owner, client, address, "wrong_code", .accessDenied(
-                "The code does not match. Scan the QR code (or type the key) into your authenticator app, then enter the code it shows."))
-        }
-        let now = context.clock.now()
-        let sealed = try context.vault.seal(Data(secret), VaultBindings.totp(subject: owner.subject, namespace: owner.namespace))
-        let codes = (existing?.recoveryCodesLeft ?? 0) == 0 ? RecoveryCodes.generate() : []
-        try await guarded("enrol authenticator app") {
-            try await store.enrolTOTP(TOTPFactor(owner: owner, sealedSecret: sealed, lastStep: step, createdAt: now, lastUsedAt: now),
-                                      recoveryCodeHashes: codes.isEmpty ? nil : RecoveryCodes.hashes(codes, subject: owner.subject), at: now)
-        }
-        try await guarded("throttle") { try await throttle.succeeded(keys, store: store) }
-        enrolled(owner, client, address, method: "totp")
-        return .success(codes)
     }
 
     func enrolled(_ owner: MFAOwner, _ client: ResolvedClient, _ address: String?, method: String) {

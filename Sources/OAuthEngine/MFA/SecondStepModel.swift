@@ -49,6 +49,6 @@ public enum SecondStepOutcome: Sendable {
     case next(String)
     /// Done: back to the client with a code; the browser gets a fresh SSO cookie.
     case signedIn(SignInCompletion)
-    /// Given up (too many failures): back to the client with an error.
+    /// Given up (too many rounds of an identity source's questions): back to the client with an error.
     case redirect(String)
 }

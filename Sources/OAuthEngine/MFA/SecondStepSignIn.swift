@@ -15,8 +15,6 @@ public struct SecondStepSignIn: Sendable {
     let factors: SecondFactors
     let checker: PasswordChecker
 
-    /// Failed codes or answers on one page before the sign-in is given up.
-    static let maxFailures = 5
     /// AuthLink challenge rounds at most.
     static let maxChallengeRounds = 3
 
@@ -168,16 +166,15 @@ public struct SecondStepSignIn: Sendable {
         }
     }
 
-    /// A failed attempt: the page again with the reason, or, after too many, back to the client.
+    /// A failed attempt: the page again with the reason in words and the code field, for as long as
+    /// the page lives. Guessing is bounded by the login throttle, per user and address across
+    /// pages and instances (docs/mfa.md, "Throttling"), which also words the refusal once it holds
+    /// the user back; ending the page as well would only send a person whose phone's clock is off
+    /// back to the app.
     func failed(_ loaded: Loaded, _ error: OAuthError) async throws(AuthorizationFailure) -> SecondStepOutcome {
         var step = loaded.step
-        step.failures += 1
         step.message = error.errorDescription
         do {
-            if step.failures >= Self.maxFailures {
-                _ = try await context.store.consumePending(idHash: loaded.idHash)
-                return .redirect(loaded.target.url(for: .accessDenied("Too many failed attempts. Sign in again.")))
-            }
             try await save(loaded, step)
         } catch {
             throw .cannotRedirect(.wrapping(error, "second step"))

@@ -3,12 +3,18 @@ import IdentityCore
 import StoreContracts
 
 /// Slows down password guessing (docs/protocol.md, "Throttling and rate limits";
-/// docs/security.md, rule 6): after `perUsername.limit` attempts for one username (or
+/// docs/security.md, rule 6): after `perUsername.limit` failed attempts for one username (or
 /// `perAddress.limit` from one address) within the window, at most one attempt per `spacing`.
-/// Attempts are counted in storage before the connector is asked, one atomic statement per key, so
-/// parallel guesses cannot slip past the limit and every instance sharing the database counts
-/// together. A success clears the username's count and takes its attempt back from the address
-/// (many people behind one NAT or proxy must not hold each other back).
+///
+/// Only failures count: a wrong password or second factor. Before the identity source is asked,
+/// the attempt reserves a place under each key in storage (one atomic statement per key, so
+/// every instance sharing the database decides together); a key has as many places as failures
+/// it still allows, so guesses sent at once reach the identity source no more often than guesses
+/// sent one after another. The attempt then settles its reservation exactly once: a failure is
+/// counted, a success clears the username's failures and gives the places back, and an identity
+/// source that never answered gives them back. An attempt that finds every place of a key taken
+/// by attempts in flight — many clients signing in one account at once — waits for one to settle
+/// (``ThrottleWaiters``) instead of being refused.
 ///
 /// Usernames are counted normalized (trimmed, case-folded, and as the connector names the
 /// account: for AD `CORP\alice`, `alice@corp.example.org` and `alice` are one key), and every
@@ -16,7 +22,8 @@ import StoreContracts
 /// capped by housekeeping (docs/security.md, rule 13). It applies to every username alike, existing
 /// or not, so it tells nothing about which exist.
 public struct LoginThrottle: Sendable {
-    /// One limit: `limit` attempts per `window` seconds, then one per `spacing` seconds.
+    /// One limit: `limit` failed attempts per `window` seconds, then one attempt at a time per
+    /// `spacing` seconds after the last failure.
     public struct Policy: Sendable, Equatable {
         public var limit: Int
         public var window: TimeInterval
@@ -29,14 +36,29 @@ public struct LoginThrottle: Sendable {
         }
     }
 
-    /// The counters of one password attempt.
+    /// The counters of one attempt: the username's (or, for a second factor, the user's) and the
+    /// client address's.
     public struct Keys: Sendable, Equatable {
         public var username: String
         public var address: String?
+    }
 
-        /// What a success does to these counters: the username's is cleared, the address gets
-        /// its attempt back.
-        public var reset: ThrottleReset { ThrottleReset(reset: username, release: address) }
+    /// The places one attempt holds under its keys: settled exactly once (`failed`,
+    /// `succeeded`, `unanswered`).
+    public struct Reservation: Sendable, Equatable {
+        public var keys: Keys
+        /// The date of the reservation, which names it among the key's others.
+        public var reservedAt: Date
+
+        /// What a correct password does: the username's failures cleared, both places given back.
+        public var reset: ThrottleReset { ThrottleReset(reset: keys.username, release: keys.address, reservedAt: reservedAt) }
+    }
+
+    /// Whether an attempt may go ahead.
+    public enum Admission: Sendable, Equatable {
+        case admitted(Reservation)
+        /// Locked by failures, or still busy when `maxWait` ran out.
+        case refused(ThrottleDecision)
     }
 
     public var perUsername = Policy(limit: 5, window: 300, spacing: 30)
@@ -44,11 +66,20 @@ public struct LoginThrottle: Sendable {
     public var perAddress = Policy(limit: 50, window: 300, spacing: 30)
     /// Counters kept at most (housekeeping drops the longest-unused first).
     public var maxCounters = 100_000
+    /// How long a reservation holds its place at most: longer than an identity source is normally
+    /// waited for, so that only an instance that stopped mid-attempt leaves a place taken, and not
+    /// for long. (An attempt that outlasts it is still settled; its place was free again earlier.)
+    public var hold: TimeInterval = 60
+    /// How long an attempt waits for a place while attempts in flight hold them all.
+    public var maxWait: Duration = .seconds(10)
+    /// How often a waiting attempt asks the store again when nothing on this instance woke it.
+    public var poll: Duration = .milliseconds(50)
+    /// The attempts of this instance waiting for a place (shared by every copy of this value).
+    let waiters = ThrottleWaiters()
 
     /// Longer usernames are refused before any connector call or bookkeeping
     /// (docs/security.md, rule 13).
     public static let maxUsernameBytes = 256
-    public static let message = "Too many failed attempts. Wait 30 seconds, then try again."
 
     public init() {}
 
@@ -76,30 +107,58 @@ public struct LoginThrottle: Sendable {
         return String(decoding: bytes[first...last].map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
-    /// Counts the attempt under every key; false (nothing more counted) once a key is exhausted.
-    /// The address goes first: an address that is held back spends nobody's username budget and
-    /// adds no counter for each new username it tries.
-    public func attempt(_ keys: Keys, store: any ThrottleStore, now: Date) async throws -> Bool {
+    /// Reserves a place for an attempt under every key, the address first (an address that is
+    /// held back spends nobody's username budget). While a key's places are all held by attempts
+    /// in flight, waits for one (at most `maxWait`).
+    public func reserve(_ keys: Keys, store: any ThrottleStore, clock: any BrokerClock) async throws -> Admission {
+        let rules = rules(keys)
+        let started = ContinuousClock.now
+        while true {
+            let now = clock.now()
+            let decision = try await store.throttleReserve(rules, at: now)
+            guard case .busy(let key) = decision else {
+                return decision == .reserved ? .admitted(Reservation(keys: keys, reservedAt: now)) : .refused(decision)
+            }
+            let left = maxWait - (ContinuousClock.now - started)
+            guard left > .zero else { return .refused(decision) }
+            await waiters.wait(for: key, timeout: min(left, poll))
+        }
+    }
+
+    /// The attempt failed (a wrong password or code): counted under every key.
+    public func failed(_ reservation: Reservation, store: any ThrottleStore, now: Date) async throws {
+        defer { settled(reservation) }
+        try await store.throttleFailed(rules(reservation.keys), reservedAt: reservation.reservedAt, at: now)
+    }
+
+    /// A successful sign-in (or second factor): the username's failures cleared, the places given back.
+    public func succeeded(_ reservation: Reservation, store: any ThrottleStore) async throws {
+        defer { settled(reservation) }
+        try await store.throttleSucceeded(reservation.reset)
+    }
+
+    /// An attempt that ended without a verdict on the password: the identity source never
+    /// answered (an outage, a timeout), asked a question first, or the attempt failed on our side.
+    /// Nothing was learned, so the places are given back and nothing is counted.
+    public func unanswered(_ reservation: Reservation, store: any ThrottleStore) async throws {
+        defer { settled(reservation) }
+        try await store.throttleSucceeded(ThrottleReset(reset: nil, release: reservation.keys.address, reservedAt: reservation.reservedAt))
+        try await store.throttleSucceeded(ThrottleReset(reset: nil, release: reservation.keys.username, reservedAt: reservation.reservedAt))
+    }
+
+    /// A reservation was settled (here, or in the write completing a sign-in): the next attempt
+    /// waiting under its keys asks again.
+    func settled(_ reservation: Reservation) {
+        waiters.wake([reservation.keys.address, reservation.keys.username])
+    }
+
+    private func rules(_ keys: Keys) -> [ThrottleRule] {
         var rules = [rule(keys.username, perUsername)]
         if let address = keys.address { rules.insert(rule(address, perAddress), at: 0) }
-        return try await store.throttleAttempts(rules, at: now)
-    }
-
-    /// A successful sign-in.
-    public func succeeded(_ keys: Keys, store: any ThrottleStore) async throws {
-        try await store.throttleSucceeded(reset: keys.reset.reset, release: keys.reset.release)
-    }
-
-    /// An attempt the identity source never answered (an outage, a timeout): nothing was learned
-    /// about the password, so both counters get the attempt back. Without this, one outage seen by
-    /// the users behind one address held all of them back for the whole window afterwards. A wrong
-    /// password is still counted: it is answered as a refusal, not as unavailable.
-    public func unanswered(_ keys: Keys, store: any ThrottleStore) async throws {
-        try await store.throttleSucceeded(reset: nil, release: keys.address)
-        try await store.throttleSucceeded(reset: nil, release: keys.username)
+        return rules
     }
 
     private func rule(_ key: String, _ policy: Policy) -> ThrottleRule {
-        ThrottleRule(keyHash: key, limit: policy.limit, window: policy.window, spacing: policy.spacing)
+        ThrottleRule(keyHash: key, limit: policy.limit, window: policy.window, spacing: policy.spacing, hold: hold)
     }
 }

@@ -8,7 +8,7 @@ import Tracing
 enum FirstFactor: Sendable {
     /// The password was right. `unsettled` is the throttle's reset when the caller asked to fold it
     /// into its completing write (`PasswordChecker.attempt(deferringReset:)`); nil when it is done.
-    case identity(ConnectorIdentity, unsettled: ThrottleReset? = nil)
+    case identity(ConnectorIdentity, unsettled: PendingThrottleReset? = nil)
     case challenge(LoginChallenge)
 }
 
@@ -27,7 +27,7 @@ struct PasswordChecker: Sendable {
     /// thrown as OAuth errors (503 / 502).
     /// - Parameter deferringReset: a correct password's throttle reset is not written here but
     ///   returned with the identity, for the caller to fold into its completing write or settle
-    ///   (`PendingThrottleReset`).
+    ///   (`PendingThrottleReset`): the caller must settle it.
     func attempt(_ credentials: PasswordCredentials, client: ResolvedClient,
                  clientAddress: String?, deferringReset: Bool = false) async throws -> Result<FirstFactor, OAuthError> {
         let type = client.service.provider.type
@@ -42,13 +42,12 @@ struct PasswordChecker: Sendable {
         }
         let keys = LoginThrottle.keys(namespace: client.authService.namespace,
                                       username: connector.accountName(for: credentials.username), address: clientAddress)
-        guard try await guarded("throttle", { try await throttle.attempt(keys, store: counters, now: clock.now()) }) else {
-            metrics.login(connector: type, outcome: "throttled")
-            audit.signInFailed(client: client, address: clientAddress, user: credentials.username, reason: "throttled")
-            return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429,
-                                       retryAfter: Int(throttle.perUsername.spacing.rounded(.up))))
+        let reservation: LoginThrottle.Reservation
+        switch try await admit(keys, credentials.username, client: client, clientAddress: clientAddress) {
+        case .success(let admitted): reservation = admitted
+        case .failure(let refusal): return .failure(refusal)
         }
-        return try await counted(keys, credentials.username, client: client, clientAddress: clientAddress,
+        return try await counted(reservation, credentials.username, client: client, clientAddress: clientAddress,
                                  deferringReset: deferringReset) {
             try await withSpan("connector.login", ofKind: .client) { span in
                 span.attributes["connector.type"] = type
@@ -67,13 +66,12 @@ struct PasswordChecker: Sendable {
         guard response.utf8.count <= 1024 else { return .failure(.accessDenied("The answer is too long.")) }
         let keys = LoginThrottle.keys(namespace: client.authService.namespace,
                                       username: connector.accountName(for: username), address: clientAddress)
-        guard try await guarded("throttle", { try await throttle.attempt(keys, store: counters, now: clock.now()) }) else {
-            metrics.login(connector: type, outcome: "throttled")
-            audit.signInFailed(client: client, address: clientAddress, user: username, reason: "throttled")
-            return .failure(OAuthError(.accessDenied, LoginThrottle.message, status: 429,
-                                       retryAfter: Int(throttle.perUsername.spacing.rounded(.up))))
+        let reservation: LoginThrottle.Reservation
+        switch try await admit(keys, username, client: client, clientAddress: clientAddress) {
+        case .success(let admitted): reservation = admitted
+        case .failure(let refusal): return .failure(refusal)
         }
-        return try await counted(keys, username, client: client, clientAddress: clientAddress) {
+        return try await counted(reservation, username, client: client, clientAddress: clientAddress) {
             try await withSpan("connector.challenge", ofKind: .client) { span in
                 span.attributes["connector.type"] = type
                 return try await connector.answer(challenge, response: response, username: username)
@@ -81,8 +79,24 @@ struct PasswordChecker: Sendable {
         }
     }
 
-    /// Runs one connector call whose attempt is already counted, and books its outcome.
-    private func counted(_ keys: LoginThrottle.Keys, _ username: String, client: ResolvedClient, clientAddress: String?,
+    /// Reserves the attempt's places in the throttle, or the refusal to answer with.
+    private func admit(_ keys: LoginThrottle.Keys, _ username: String, client: ResolvedClient,
+                       clientAddress: String?) async throws -> Result<LoginThrottle.Reservation, OAuthError> {
+        switch try await guarded("throttle", { try await throttle.reserve(keys, store: counters, clock: clock) }) {
+        case .admitted(let reservation):
+            return .success(reservation)
+        case .refused(let decision):
+            metrics.login(connector: client.service.provider.type, outcome: "throttled")
+            audit.signInFailed(client: client, address: clientAddress, user: username, reason: "throttled")
+            return .failure(throttle.refusal(decision, keys: keys, attempt: .password, now: clock.now()))
+        }
+    }
+
+    /// Runs one connector call whose places are reserved, and settles them by its outcome: a
+    /// refusal is a failure, a success clears the username, an identity source that never
+    /// answered or asks a question first gives the places back. Any other error counts as a
+    /// failure: a connector that answered a guess with an error must not let guessing go uncounted.
+    private func counted(_ reservation: LoginThrottle.Reservation, _ username: String, client: ResolvedClient, clientAddress: String?,
                          deferringReset: Bool = false,
                          _ call: () async throws -> LoginResult) async throws -> Result<FirstFactor, OAuthError> {
         let type = client.service.provider.type
@@ -93,7 +107,9 @@ struct PasswordChecker: Sendable {
             let failure = ConnectorErrors.oauthError(for: error)
             let outcome = failure.code == .temporarilyUnavailable ? "unavailable" : "error"
             if failure.code == .temporarilyUnavailable {
-                try await guarded("throttle") { try await throttle.unanswered(keys, store: counters) }
+                try? await throttle.unanswered(reservation, store: counters)
+            } else {
+                try? await throttle.failed(reservation, store: counters, now: clock.now())
             }
             metrics.login(connector: type, outcome: outcome)
             audit.signInFailed(client: client, address: clientAddress, user: username, reason: outcome)
@@ -102,17 +118,21 @@ struct PasswordChecker: Sendable {
         }
         switch result {
         case .rejected(let rejection):
+            try await guarded("throttle") { try await throttle.failed(reservation, store: counters, now: clock.now()) }
             metrics.login(connector: type, outcome: "rejected")
             audit.signInFailed(client: client, address: clientAddress, user: username, reason: "rejected",
                                detail: rejection.message)
             return .failure(.accessDenied(rejection.message))
         case .challenge(let challenge):
+            try await guarded("throttle") { try await throttle.unanswered(reservation, store: counters) }
             metrics.login(connector: type, outcome: "challenge")
             return .success(.challenge(challenge))
         case .authenticated(let identity):
             metrics.login(connector: type, outcome: "success")
-            if deferringReset { return .success(.identity(identity, unsettled: keys.reset)) }
-            try await guarded("throttle") { try await throttle.succeeded(keys, store: counters) }
+            if deferringReset {
+                return .success(.identity(identity, unsettled: PendingThrottleReset(reservation, throttle: throttle, store: counters)))
+            }
+            try await guarded("throttle") { try await throttle.succeeded(reservation, store: counters) }
             return .success(.identity(identity))
         }
     }

@@ -36,7 +36,7 @@ struct ThrottleResetSignInTests {
             }
             // Without the right password in between, the sixth attempt is held back.
             for _ in 1...5 { _ = try await attempt("wrong") }
-            #expect(try await attempt("bobpw")["error_description"]?.contains("Too many failed attempts") == true)
+            #expect(try await attempt("bobpw")["error_description"]?.contains("Too many failed sign-ins") == true)
         }
     }
 

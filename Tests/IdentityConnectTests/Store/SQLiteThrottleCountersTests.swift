@@ -7,7 +7,8 @@ import Testing
 
 /// The SQLite backend counts throttle attempts in memory (`ThrottleCounters`) and keeps them in
 /// the `throttle` table: written about a second after they change and when the store closes, read
-/// back when it opens, bounded in memory as in the table. The rules themselves are the shared
+/// back when it opens, bounded in memory as in the table. The login throttle's places held by
+/// attempts in flight live in memory only. The rules themselves are the shared
 /// store suite's (ThrottleStoreTests, SignInThrottleResetStoreTests).
 @Suite("SQLite: throttle counters in memory, kept in the table")
 struct SQLiteThrottleCountersTests {
@@ -19,35 +20,49 @@ struct SQLiteThrottleCountersTests {
         }
     }
 
-    @Test("a store opened again refuses the key its last run exhausted, and keeps a correct password's reset")
+    /// One failed attempt under `rule` at `date`.
+    static func fail(_ store: SQLiteStore, _ rule: ThrottleRule, at date: Date = now) async throws {
+        #expect(try await store.throttleReserve([rule], at: date) == .reserved)
+        try await store.throttleFailed([rule], reservedAt: date, at: date)
+    }
+
+    @Test("a store opened again refuses the key its last run locked, and keeps a correct password's reset")
     func survivesReopening() async throws {
         let path = SQLiteWriteTests.temporaryPath()
         let user = StoreConformanceTests.rule("reopened-user", limit: 2), other = StoreConformanceTests.rule("reset-user", limit: 2)
         let first = try SQLiteStore(path: path)
-        for rule in [user, user, other, other] { #expect(try await first.throttleAttempt(rule, at: Self.now)) }
-        #expect(try await !first.throttleAttempt(user, at: Self.now))
-        try await first.throttleSucceeded(reset: other.keyHash, release: nil)
+        for rule in [user, user, other, other] { try await Self.fail(first, rule) }
+        #expect(try await first.throttleReserve([user], at: Self.now) != .reserved)
+        // The spacing's one attempt is the right password.
+        let later = Self.now.addingTimeInterval(61)
+        #expect(try await first.throttleReserve([other], at: later) == .reserved)
+        try await first.throttleSucceeded(ThrottleReset(reset: other.keyHash, release: nil, reservedAt: later))
         try await first.close()
 
         let second = try SQLiteStore(path: path)
-        #expect(try await !second.throttleAttempt(user, at: Self.now))
-        #expect(try await second.throttleAttempt(other, at: Self.now))
-        #expect(try await second.throttleAttempt(other, at: Self.now))
-        #expect(try await !second.throttleAttempt(other, at: Self.now))
+        #expect(try await second.throttleReserve([user], at: Self.now) != .reserved)
+        #expect(try await StoreConformanceTests.places(second, other, at: later) == 2)
         try await second.close()
     }
 
-    @Test("changed counters reach the table about a second later, without closing")
+    @Test("failures reach the table about a second later, without closing; attempts that did not fail are never written")
     func writtenBehind() async throws {
         let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath())
-        let user = StoreConformanceTests.rule("written-user", limit: 5)
-        #expect(try await store.throttleAttempts([user, user], at: Self.now))
+        let user = StoreConformanceTests.rule("written-user", limit: 5), signedIn = StoreConformanceTests.rule("signed-in", limit: 5)
+        try await Self.fail(store, user)
+        try await Self.fail(store, user)
+        for _ in 0..<3 {
+            #expect(try await store.throttleReserve([signedIn], at: Self.now) == .reserved)
+            try await store.throttleSucceeded(ThrottleReset(reset: signedIn.keyHash, release: nil, reservedAt: Self.now))
+        }
         #expect(try await Self.storedCounts(store)[user.keyHash] == nil)
         let deadline = Date().addingTimeInterval(10)
         while try await Self.storedCounts(store)[user.keyHash] != 2 && Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(try await Self.storedCounts(store)[user.keyHash] == 2)
+        #expect(try await Self.storedCounts(store)[signedIn.keyHash] == nil)
+        #expect(store.throttle.count == 1, "a key with no failures and nothing in flight is forgotten")
         #expect(!store.throttle.flushing)
         try await store.close()
     }

@@ -77,7 +77,7 @@ struct TestBroker {
 
     static func make(files: [String: String] = defaultConfig(), environment: [String: String] = [:],
                      registry: ConnectorRegistry = defaultRegistry, clock: ManualClock = ManualClock(Date()),
-                     backend: StoreBackend = .sqlite) async throws -> TestBroker {
+                     backend: StoreBackend = .sqlite, postgresPool: Int? = nil) async throws -> TestBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idc-test-\(UUID().uuidString)")
         let configDirectory = directory.appendingPathComponent("config")
         var files = files
@@ -85,6 +85,8 @@ struct TestBroker {
         if backend == .postgres {
             // Shared storage needs configured vault keys.
             storage = try await PostgresTestDatabase.create()
+            // A smaller pool for a test that keeps the shared test server's connections few.
+            if let postgresPool { storage += (storage.contains("?") ? "&" : "?") + "pool=\(postgresPool)" }
             files["vault.yaml"] = "vault:\n  keys:\n    - id: t1\n      secret: \(Data(repeating: 7, count: 32).base64EncodedString())\n"
         }
         for (name, content) in files {
