@@ -119,6 +119,15 @@ final class MFABrowser: @unchecked Sendable {
 }
 
 /// What a test reads off the second-step page.
+extension MFABrowser {
+    /// Signs alice in and opens the second-step page it leads to: the form's action and CSRF token.
+    func secondStepForm() async throws -> (action: String, csrf: String) {
+        let stepURL = try must(try await signIn().location)
+        let page = MFAPage(html: try await get(stepURL).text)
+        return (try must(page.action), try must(page.csrfToken))
+    }
+}
+
 struct MFAPage {
     let html: String
 

@@ -126,9 +126,7 @@ struct MFATimeStepTests {
         let broker = try await Self.broker(backend)
         try await broker.withClient { client in
             let browser = MFABrowser(client)
-            let stepURL = try must(try await browser.signIn().location)
-            let page = MFAPage(html: try await browser.get(stepURL).text)
-            let action = try must(page.action), csrf = try must(page.csrfToken)
+            let (action, csrf) = try await browser.secondStepForm()
             let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 2))])
             #expect(wrong.status == .badRequest)
             let again = MFAPage(html: wrong.text)
@@ -152,9 +150,7 @@ struct MFATimeStepTests {
         let broker = try await Self.broker(backend)
         try await broker.withClient { client in
             let browser = MFABrowser(client)
-            let stepURL = try must(try await browser.signIn().location)
-            let page = MFAPage(html: try await browser.get(stepURL).text)
-            let action = try must(page.action), csrf = try must(page.csrfToken)
+            let (action, csrf) = try await browser.secondStepForm()
             for attempt in 1...6 {
                 let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 3))])
                 let again = MFAPage(html: wrong.text)

@@ -3,9 +3,6 @@ import Foundation
 import IdentityCore
 import Logging
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What `serve` refuses before it creates anything (docs/operations.md, "Starting"): an issuer
 /// that would name `0.0.0.0`, a port another process holds, a SQLite database another `serve` uses.
@@ -72,8 +69,9 @@ struct StartRefusalTests {
     func portInUse() async throws {
         let (config, database, root) = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: root) }
-        let (holder, port) = try Self.listeningSocket()
-        defer { close(holder) }
+        let holder = try SilentListener()
+        let port = holder.port
+        defer { withExtendedLifetime(holder) {} }
         let error = await #expect(throws: BootstrapError.self) {
             _ = try await Self.prepare(ServeOptions(configDirectory: config, port: port, storage: "sqlite:\(database)"))
         }
@@ -120,23 +118,5 @@ struct StartRefusalTests {
             _ = try await Self.prepare(ServeOptions(configDirectory: config, port: 18555, storage: "sqlite:\(database)"))
         }
         #expect(same?.description.contains("server.adminPort 18555 is the broker's own port") == true)
-    }
-
-    /// A socket listening on a free loopback port, and the port.
-    static func listeningSocket() throws -> (Int32, Int) {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(socket, 4) == 0 else { throw BootstrapError("cannot listen") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return (socket, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
