@@ -8,13 +8,15 @@ import Foundation
 /// once no live family is left in it (docs/protocol.md, "POST /oauth/revoke"). Logout, a definitive
 /// upstream refusal and the session's own end still end everything (`SessionStore.revokeSession`).
 public struct AppRevocation: Sendable {
-    let store: any BrokerStore
+    let families: any TokenFamilyStore
+    let sessions: any SessionStore
     /// How long after its last issuance a family's access tokens may still be valid (the longest
     /// `tokenTtl` plus skew): a refresh-less family younger than this keeps the session.
     let accessTokenWindow: TimeInterval
 
-    public init(store: any BrokerStore, accessTokenWindow: TimeInterval) {
-        self.store = store
+    public init(families: any TokenFamilyStore, sessions: any SessionStore, accessTokenWindow: TimeInterval) {
+        self.families = families
+        self.sessions = sessions
         self.accessTokenWindow = accessTokenWindow
     }
 
@@ -24,8 +26,8 @@ public struct AppRevocation: Sendable {
     /// whether the session ended.
     @discardableResult
     public func revokeFamily(_ familyId: String, sessionId: String, at now: Date) async throws -> Bool {
-        guard try await store.revokeFamily(id: familyId, at: now) else {
-            try await store.revokeSession(id: sessionId, at: now)
+        guard try await families.revokeFamily(id: familyId, at: now) else {
+            try await sessions.revokeSession(id: sessionId, at: now)
             return true
         }
         return try await endSessionIfUnused(sessionId, at: now)
@@ -36,7 +38,7 @@ public struct AppRevocation: Sendable {
     @discardableResult
     public func revokeFamilies(ofClient clientId: String, at now: Date) async throws -> [String] {
         var ended: [String] = []
-        for sessionId in try await store.revokeFamilies(clientId: clientId, at: now)
+        for sessionId in try await families.revokeFamilies(clientId: clientId, at: now)
             where try await endSessionIfUnused(sessionId, at: now) {
             ended.append(sessionId)
         }
@@ -46,6 +48,6 @@ public struct AppRevocation: Sendable {
     /// Ends the session if no family in it is live any more.
     @discardableResult
     public func endSessionIfUnused(_ sessionId: String, at now: Date) async throws -> Bool {
-        try await store.endSessionIfUnused(id: sessionId, at: now, issuedAfter: now.addingTimeInterval(-accessTokenWindow))
+        try await families.endSessionIfUnused(id: sessionId, at: now, issuedAfter: now.addingTimeInterval(-accessTokenWindow))
     }
 }

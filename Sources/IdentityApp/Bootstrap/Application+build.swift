@@ -17,7 +17,7 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
     let router = buildRouter(prepared.engine, metrics: prepared.metrics)
     let limits = prepared.engine.state.config.server.http
     var services: [any Service] = [
-        StoreCloser(store: prepared.engine.store, logger: logger),
+        StoreCloser(store: prepared.engine.storage.maintenance, logger: logger),
         MaintenanceService(engine: prepared.engine, interval: maintenanceInterval, logger: logger),
         MetadataRefreshService(engine: prepared.engine, interval: maintenanceInterval),
         ReloadService(prepared: prepared, logger: logger),
@@ -136,7 +136,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
 /// Closes storage cleanly when the service group shuts down, and says so when it could not
 /// (SQLite: the last commits may not be on the disk).
 struct StoreCloser: Service {
-    let store: any BrokerStore
+    let store: any MaintenanceStore
     let logger: Logger
 
     func run() async throws {

@@ -120,7 +120,7 @@ public enum BrokerBootstrap {
         let audit = try AuditFile.trail(config.server.audit, metrics: metrics, clock: clock, logLevel: logger.logLevel)
         let engine = BrokerEngine(issuer: settings.issuer,
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
-                                  store: store, clock: clock, logger: logger, metrics: metrics, audit: audit,
+                                  storage: StoreRoles(all: store), clock: clock, logger: logger, metrics: metrics, audit: audit,
                                   locator: locator)
         // IdP metadata (SAML idpMetadataUrl): the last good copy from storage, then a fetch. One
         // that fails leaves its auth service answering temporarily_unavailable; it does not stop

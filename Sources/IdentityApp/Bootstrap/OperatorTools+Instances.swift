@@ -23,7 +23,7 @@ extension OperatorTools {
     /// tokens in them. Returns false when no such instance exists.
     public func deleteInstance(id: String) async throws -> Bool {
         guard let instance = try await store.registeredClient(id: id) else { return false }
-        let ended = try await AppRevocation(store: store, accessTokenWindow: keyRetention).revokeFamilies(ofClient: id, at: clock.now())
+        let ended = try await AppRevocation(families: store, sessions: store, accessTokenWindow: keyRetention).revokeFamilies(ofClient: id, at: clock.now())
         for session in ended { audit.record(.sessionEnded(session: session, reason: .instanceDeleted, client: id)) }
         let deleted = try await store.deleteRegisteredClient(id: id)
         if deleted {

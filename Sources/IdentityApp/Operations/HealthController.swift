@@ -18,7 +18,7 @@ struct HealthController {
         router.get("healthz") { _, _ in Responses.json(bytes: Self.healthy, noStore: true) }
         router.get("readyz") { _, context in
             do {
-                try await withTimeout(seconds: 2) { try await engine.store.ping() }
+                try await withTimeout(seconds: 2) { try await engine.storage.maintenance.ping() }
                 return Responses.json(["status": "ready"])
             } catch {
                 context.logger.warning("not ready: storage unreachable", metadata: ["error": "\(error)"])

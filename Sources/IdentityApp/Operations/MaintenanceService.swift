@@ -25,9 +25,9 @@ public struct MaintenanceService: Service {
 
     public func runOnce() async {
         do {
-            let removed = try await engine.store.purgeExpired(before: engine.clock.now())
+            let removed = try await engine.storage.maintenance.purgeExpired(before: engine.clock.now())
                 + engine.registration.purgeUnboundInstances()
-            try await engine.store.capThrottle(maxRows: engine.throttle.maxCounters)
+            try await engine.storage.throttle.capThrottle(maxRows: engine.throttle.maxCounters)
             if removed > 0 { logger.info("expired records removed", metadata: ["count": "\(removed)"]) }
             try await reloadKeysIfChanged()
         } catch {
@@ -38,11 +38,11 @@ public struct MaintenanceService: Service {
     /// Rebuilds the key ring when storage holds a different set of keys.
     public func reloadKeysIfChanged() async throws {
         let state = engine.state
-        let stored = try await engine.store.signingKeys()
+        let stored = try await engine.storage.signingKeys.signingKeys()
         let now = engine.clock.now()
         guard SigningKeyStorage.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return }
         let algorithm = state.config.signingAlgorithm.jose
-        let ring = try await SigningKeyStorage.load(store: engine.store, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
+        let ring = try await SigningKeyStorage.load(store: engine.storage.signingKeys, vault: engine.vault, algorithm: algorithm, clock: engine.clock,
                                                  retention: EngineContext.keyRetention(for: state.config), blocking: BlockingPool())
         engine.updateKeys(ring)
         logger.info("signing keys reloaded", metadata: ["active": "\(ring.active.kid)"])

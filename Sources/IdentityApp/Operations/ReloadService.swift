@@ -40,7 +40,7 @@ public struct ReloadService: Service {
             var keys = old.keys
             if config.signingAlgorithm != old.config.signingAlgorithm {
                 keys = try await SigningKeyStorage.load(
-                    store: engine.store, vault: engine.vault, algorithm: config.signingAlgorithm.jose,
+                    store: engine.storage.signingKeys, vault: engine.vault, algorithm: config.signingAlgorithm.jose,
                     clock: engine.clock, retention: EngineContext.keyRetention(for: config), blocking: BlockingPool())
             }
             if config.storage != old.config.storage || config.server.issuer != old.config.server.issuer {

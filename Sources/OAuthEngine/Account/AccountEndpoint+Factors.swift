@@ -32,7 +32,7 @@ extension AccountEndpoint {
                   let secret = try? context.vault.open(Data(bytes), binding), secret.count >= 10, secret.count <= 64 else {
                 throw OAuthError.invalidRequest("The set-up form is no longer valid. Start setting up the authenticator app again.")
             }
-            let existing = try await guarded("read second factors") { try await store.mfaEnrolment(subject: viewer.owner.subject) }
+            let existing = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
             let code = (form["otp"] ?? "").trimmingCharacters(in: .whitespaces)
             guard !code.isEmpty else {
                 return AccountResult(.authenticatorSetup(try setupModel(viewer, secret: Array(secret), error: "Enter the code."), status: 400))
@@ -56,7 +56,7 @@ extension AccountEndpoint {
         await respond {
             let viewer = try await acting(request, csrfToken: form["csrf_token"])
             try await requireFreshSignIn(viewer, then: .account)
-            guard try await guarded("remove authenticator app", { try await store.removeTOTP(subject: viewer.owner.subject) }) else {
+            guard try await mfaStore.removeTOTP(subject: viewer.owner.subject) else {
                 try await refuse(viewer, "You have no authenticator app set up here.")
             }
             record(.mfaRemoved, viewer, ["method": "totp"])
@@ -70,15 +70,13 @@ extension AccountEndpoint {
         await respond {
             let viewer = try await acting(request, csrfToken: form["csrf_token"])
             try await requireFreshSignIn(viewer, then: .account)
-            let enrolment = try await guarded("read second factors") { try await store.mfaEnrolment(subject: viewer.owner.subject) }
+            let enrolment = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
             guard enrolment?.hasFactor == true else {
                 try await refuse(viewer, "Recovery codes stand in for a second factor: set one up first.")
             }
             let codes = RecoveryCodes.generate()
-            try await guarded("renew recovery codes") {
-                try await store.replaceRecoveryCodes(subject: viewer.owner.subject, hashes: RecoveryCodes.hashes(codes, subject: viewer.owner.subject),
-                                                     at: context.clock.now())
-            }
+            try await mfaStore.replaceRecoveryCodes(subject: viewer.owner.subject, hashes: RecoveryCodes.hashes(codes, subject: viewer.owner.subject),
+                                                 at: context.clock.now())
             record(.mfaRecoveryCodesRenewed, viewer, ["count": String(codes.count)])
             return try await done(viewer, "New recovery codes made: the old ones no longer work. Keep these somewhere safe.", codes: codes)
         }
@@ -91,7 +89,7 @@ extension AccountEndpoint {
         guard settings.mode != .off, settings.methods.contains(.totp) else {
             try await refuse(viewer, "This sign-in does not use authenticator apps.")
         }
-        if try await guarded("read second factors", { try await store.mfaEnrolment(subject: viewer.owner.subject) })?.totp != nil {
+        if try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)?.totp != nil {
             try await refuse(viewer, "You have an authenticator app set up already: remove it first to set up another.")
         }
     }
@@ -113,7 +111,7 @@ extension AccountEndpoint {
         var amr = viewer.session.amr
         for value in methods + ["mfa"] where !amr.contains(value) { amr.append(value) }
         guard amr != viewer.session.amr else { return viewer }
-        try await guarded("raise amr") { try await store.setSessionAMR(sessionId: viewer.session.id, amr: amr) }
+        try await mfaStore.setSessionAMR(sessionId: viewer.session.id, amr: amr)
         var session = viewer.session
         session.amr = amr
         return AccountViewer(client: viewer.client, session: session, browserSessions: viewer.browserSessions,
@@ -123,12 +121,10 @@ extension AccountEndpoint {
     /// After a factor was removed: with none left, the recovery codes go too (they stand in for
     /// a factor); returns what the page adds in words.
     func afterRemoval(_ viewer: AccountViewer) async throws -> String {
-        let enrolment = try await guarded("read second factors") { try await store.mfaEnrolment(subject: viewer.owner.subject) }
+        let enrolment = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
         guard enrolment?.hasFactor != true else { return "" }
         if (enrolment?.recoveryCodesLeft ?? 0) > 0 {
-            try await guarded("remove recovery codes") {
-                try await store.replaceRecoveryCodes(subject: viewer.owner.subject, hashes: [], at: context.clock.now())
-            }
+            try await mfaStore.replaceRecoveryCodes(subject: viewer.owner.subject, hashes: [], at: context.clock.now())
         }
         return viewer.client.service.mfa.mode == .required
             ? " You have no second factor left: the next sign-in asks you to set one up."

@@ -11,10 +11,8 @@ extension AccountEndpoint {
     /// The user's live sessions at the viewer's auth service, newest first.
     func sessions(_ viewer: AccountViewer) async throws -> [LoginSession] {
         let subject = viewer.session.subject
-        return try await guarded("account sessions") {
-            try await store.liveSessions(authServiceId: viewer.client.service.id, user: subject, at: context.clock.now(),
-                                         limit: Self.listingLimit)
-        }.filter { $0.subject == subject }
+        return try await sessionStore.liveSessions(authServiceId: viewer.client.service.id, user: subject, at: context.clock.now(),
+                                     limit: Self.listingLimit).filter { $0.subject == subject }
     }
 
     /// A browser sign-in: one that kept its User-Agent, or one this browser holds.
@@ -27,7 +25,7 @@ extension AccountEndpoint {
     func liveFamilies(in sessions: [LoginSession]) async throws -> [TokenFamily] {
         let now = context.clock.now()
         let window = EngineContext.keyRetention(for: context.state.config)
-        return try await guarded("account families") { try await store.unrevokedFamilies(sessionIds: sessions.map(\.id)) }
+        return try await familyStore.unrevokedFamilies(sessionIds: sessions.map(\.id))
             .filter { family in
                 if family.refreshHash != nil, let expiry = family.refreshExpiresAt, now < expiry { return true }
                 return now.timeIntervalSince(family.rotatedAt ?? family.createdAt) < window
@@ -39,7 +37,7 @@ extension AccountEndpoint {
         let client = viewer.client
         let sessions = try await sessions(viewer)
         let families = try await liveFamilies(in: sessions)
-        let instances = try await guarded("account devices") { try await store.registeredClients(boundTo: viewer.session.subject) }
+        let instances = try await instanceStore.registeredClients(boundTo: viewer.session.subject)
         let attributes = viewer.session.attributes
         let user = AccountPageModel.User(
             id: viewer.session.userId, name: attributes["name"]?.stringValue, email: attributes["email"]?.stringValue,
@@ -98,7 +96,7 @@ extension AccountEndpoint {
     func factorsSection(_ viewer: AccountViewer) async throws -> AccountPageModel.SecondFactors? {
         let settings = viewer.client.service.mfa
         guard settings.mode != .off else { return nil }
-        let enrolment = try await guarded("read second factors") { try await store.mfaEnrolment(subject: viewer.owner.subject) }
+        let enrolment = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
         let passkeys = (enrolment?.passkeys ?? []).map {
             AccountPageModel.Passkey(id: $0.credentialId, name: $0.name, added: $0.createdAt, lastUsed: $0.lastUsedAt)
         }

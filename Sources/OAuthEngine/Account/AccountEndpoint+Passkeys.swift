@@ -22,7 +22,7 @@ extension AccountEndpoint {
                 try await refuse(viewer, "This sign-in does not use passkeys.")
             }
             try await requireFreshSignIn(viewer, then: .passkey)
-            let existing = try await guarded("read second factors") { try await store.mfaEnrolment(subject: viewer.owner.subject) }
+            let existing = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
             let challenge = try await factors.newChallenge(pendingIdHash: Self.challengeScope(viewer))
             guard let options = factors.registrationOptions(viewer.owner, username: viewer.session.userId, existing: existing,
                                                             challenge: challenge, client: viewer.client) else {
@@ -51,7 +51,7 @@ extension AccountEndpoint {
             guard let post = try? JSONDecoder().decode(PasskeyPost<PasskeyRegistrationResponse>.self, from: body) else {
                 throw OAuthError.invalidRequest("The browser's passkey answer could not be read.")
             }
-            let existing = try await guarded("read second factors") { try await store.mfaEnrolment(subject: viewer.owner.subject) }
+            let existing = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
             switch try await factors.register(post, owner: viewer.owner, existing: existing, pendingIdHash: Self.challengeScope(viewer),
                                               client: viewer.client, address: request.clientAddress) {
             case .failure(let error):
@@ -78,7 +78,7 @@ extension AccountEndpoint {
                 try await refuse(viewer, "A passkey's name is 1 to 64 characters.")
             }
             guard let id = form["passkey"], id.utf8.count <= 1024,
-                  try await guarded("rename passkey", { try await store.renamePasskey(subject: viewer.owner.subject, credentialId: id, name: name) }) else {
+                  try await mfaStore.renamePasskey(subject: viewer.owner.subject, credentialId: id, name: name) else {
                 try await refuse(viewer, "That passkey is not registered to your account here.")
             }
             record(.mfaPasskeyRenamed, viewer, ["credential": String(id.prefix(16))])
@@ -92,9 +92,9 @@ extension AccountEndpoint {
             let viewer = try await acting(request, csrfToken: form["csrf_token"])
             try await requireFreshSignIn(viewer, then: .account)
             guard let id = form["passkey"], id.utf8.count <= 1024,
-                  let passkey = try await guarded("read passkey", { try await store.passkey(credentialId: id) }),
+                  let passkey = try await mfaStore.passkey(credentialId: id),
                   passkey.owner.subject == viewer.owner.subject,
-                  try await guarded("remove passkey", { try await store.removePasskey(subject: viewer.owner.subject, credentialId: id) }) else {
+                  try await mfaStore.removePasskey(subject: viewer.owner.subject, credentialId: id) else {
                 try await refuse(viewer, "That passkey is not registered to your account here.")
             }
             record(.mfaRemoved, viewer, ["method": "webauthn", "credential": String(id.prefix(16))])
@@ -110,9 +110,7 @@ extension AccountEndpoint {
         let handle = Secrets.randomToken(bytes: 16)
         let hash = Self.codesKey(handle, viewer: viewer)
         let sealed = try context.vault.seal(codes.joined(separator: "\n"), VaultBindings.accountCodes(hash: hash))
-        try await guarded("hold recovery codes") {
-            try await store.insertOneTimeGrant(hash: hash, sealed: sealed, expiresAt: context.clock.now().addingTimeInterval(300))
-        }
+        try await grantStore.insertOneTimeGrant(hash: hash, sealed: sealed, expiresAt: context.clock.now().addingTimeInterval(300))
         return handle
     }
 
@@ -120,7 +118,7 @@ extension AccountEndpoint {
     func takeRecoveryCodes(_ handle: String?, viewer: AccountViewer) async throws -> [String] {
         guard let handle, handle.utf8.count <= 64 else { return [] }
         let hash = Self.codesKey(handle, viewer: viewer)
-        guard let taken = try await guarded("take recovery codes", { try await store.takeOneTimeGrant(hash: hash) }),
+        guard let taken = try await grantStore.takeOneTimeGrant(hash: hash),
               context.clock.now() < taken.expiresAt,
               let text = try? context.vault.openString(taken.sealed, VaultBindings.accountCodes(hash: hash)) else { return [] }
         return text.split(separator: "\n").map(String.init)

@@ -16,7 +16,7 @@ extension AccountEndpoint {
             guard let id = form["session"], let target = sessions.first(where: { $0.id == id && isBrowser($0, viewer) }) else {
                 try await refuse(viewer, "That browser is not signed in to your account here (it may have signed out already).")
             }
-            try await guarded("sign out a browser") { try await store.revokeSession(id: target.id, at: context.clock.now()) }
+            try await sessionStore.revokeSession(id: target.id, at: context.clock.now())
             context.audit.sessionsEnded([target.id], reason: .user, client: viewer.client.clientId)
             let isThisBrowser = viewer.browserSessions.contains(target.id)
             record(.accountBrowserSignedOut, viewer, ["session": target.id, "this_browser": isThisBrowser ? "true" : "false"])
@@ -47,13 +47,11 @@ extension AccountEndpoint {
                 try await refuse(viewer, "That app holds no sign-in of yours here (it may have been removed already).")
             }
             let now = context.clock.now()
-            try await guarded("remove an app") {
-                for family in families { try await store.revokeFamily(id: family.id, at: now) }
-            }
+            for family in families { try await familyStore.revokeFamily(id: family.id, at: now) }
             var ended: [String] = []
             for id in Set(families.map(\.sessionId)).sorted() {
                 guard let session = sessions.first(where: { $0.id == id }), !isBrowser(session, viewer) else { continue }
-                if try await guarded("end unused session", { try await context.appRevocation.endSessionIfUnused(id, at: now) }) {
+                if try await context.appRevocation(families: familyStore, sessions: sessionStore).endSessionIfUnused(id, at: now) {
                     ended.append(id)
                 }
             }
@@ -68,7 +66,7 @@ extension AccountEndpoint {
     public func removeDevice(_ request: AccountRequest, form: OAuthParameters) async -> AccountResult {
         await respond {
             let viewer = try await acting(request, csrfToken: form["csrf_token"])
-            let instances = try await guarded("account devices") { try await store.registeredClients(boundTo: viewer.session.subject) }
+            let instances = try await instanceStore.registeredClients(boundTo: viewer.session.subject)
             guard let id = form["device"], let instance = instances.first(where: { $0.clientId == id }) else {
                 try await refuse(viewer, "That device is not registered to your account here (it may have been removed already).")
             }
@@ -90,9 +88,7 @@ extension AccountEndpoint {
                 let page = try await sessions(viewer)
                 if page.isEmpty { break }
                 let now = context.clock.now()
-                try await guarded("sign out everywhere") {
-                    for session in page { try await store.revokeSession(id: session.id, at: now) }
-                }
+                for session in page { try await sessionStore.revokeSession(id: session.id, at: now) }
                 ended += page.map(\.id)
             }
             context.audit.sessionsEnded(ended, reason: .user, client: viewer.client.clientId)

@@ -14,6 +14,12 @@ import StoreContracts
 /// (or another auth service's) rows can be neither seen nor changed.
 public struct AccountEndpoint: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
+    let codeStore: any AuthorizationCodeStore
+    let familyStore: any TokenFamilyStore
+    let instanceStore: any RegisteredClientStore
+    let grantStore: any OneTimeGrantStore
+    let mfaStore: any MFAStore
     let sso: SSOSessions
     let authorize: AuthorizeEndpoint
     let factors: SecondFactors
@@ -24,7 +30,6 @@ public struct AccountEndpoint: Sendable {
     /// The most sessions the page lists (newest first).
     static let listingLimit = 200
 
-    var store: any BrokerStore { context.store }
 
     /// Where the broker's own sign-in comes back (never a client's redirect URI).
     public var callbackURL: String { Self.callbackURL(issuer: context.issuer) }

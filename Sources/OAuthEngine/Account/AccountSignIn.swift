@@ -102,15 +102,13 @@ extension AccountEndpoint {
         guard let value, value.utf8.count <= 256 else { throw refused }
         let hash = Secrets.hash(value)
         let now = context.clock.now()
-        guard let code = try await guarded("read code", { try await store.code(hash: hash) }), code.redirectURI == callbackURL,
+        guard let code = try await codeStore.code(hash: hash), code.redirectURI == callbackURL,
               now < code.expiresAt, let challenge = code.codeChallenge, PKCE.verify(verifier: flow.verifier, challenge: challenge),
               let flowClient = context.state.directory.resolve(flow.clientId), let codeClient = context.state.directory.resolve(code.clientId),
               codeClient.isSameClient(as: flowClient) else { throw refused }
-        let redeemed = try await guarded("redeem code") {
-            try await store.redeemCode(hash: hash, at: now, familyId: "account~" + Secrets.randomToken(bytes: 12))
-        }
+        let redeemed = try await codeStore.redeemCode(hash: hash, at: now, familyId: "account~" + Secrets.randomToken(bytes: 12))
         guard case .redeemed = redeemed,
-              let session = try await guarded("session", { try await store.session(id: code.sessionId) }), session.isActive(at: now) else {
+              let session = try await sessionStore.session(id: code.sessionId), session.isActive(at: now) else {
             throw refused
         }
         return session

@@ -9,6 +9,7 @@ import StoreContracts
 /// source). No HTTP here: the controller parses the request and renders the outcome.
 public struct AuthorizeEndpoint: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
     let clients: ClientRegistry
     let authorizations: PendingAuthorizations
     let upstream: UpstreamSignIn
@@ -122,7 +123,7 @@ public struct AuthorizeEndpoint: Sendable {
         let now = context.clock.now()
         if let last = session.lastUsedAt, now.timeIntervalSince(last) < Self.lastUseResolution { return }
         do {
-            try await context.store.touchSession(id: session.id, at: now)
+            try await sessionStore.touchSession(id: session.id, at: now)
         } catch {
             context.logger.warning("could not note a session's last use", metadata: ["error": "\(error)"])
         }

@@ -18,6 +18,7 @@ public enum PasswordSignInOutcome: Sendable {
 /// "The temp login URI").
 public struct PasswordSignIn: Sendable {
     let context: EngineContext
+    let pendingStore: any PendingAuthorizationStore
     let authorizations: PendingAuthorizations
     let checker: PasswordChecker
     let secondFactors: SecondFactors
@@ -136,7 +137,7 @@ public struct PasswordSignIn: Sendable {
                                                                amr: ["pwd"], browserBound: fromStartingBrowser,
                                                                clientAddress: clientAddress, userAgent: userAgent, throttleReset: reset))
         }
-        try await guarded("throttle") { try await reset?.settle() }
+        try await reset?.settle()
         if pending.mode == .browser {
             var purpose = SecondStep.Purpose.verify
             if case .enrol = need { purpose = .enrol }
@@ -163,10 +164,10 @@ public struct PasswordSignIn: Sendable {
                 var updated = pending
                 updated.failedAttempts += 1
                 updated.lastError = error.errorDescription
-                try await context.store.updatePending(updated, idHash: idHash)
+                try await pendingStore.updatePending(updated, idHash: idHash)
                 return .retry(pendingId: pendingId, message: error.errorDescription)
             }
-            guard try await context.store.consumePending(idHash: idHash) else {
+            guard try await pendingStore.consumePending(idHash: idHash) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in link was already used."))
             }
         } catch let failure as AuthorizationFailure { throw failure } catch {

@@ -18,6 +18,9 @@ public struct SignInCompletion: Sendable {
 /// finished in one write that consumes them, starts the session and stores its code.
 public struct PendingAuthorizations: Sendable {
     let context: EngineContext
+    let pendingStore: any PendingAuthorizationStore
+    let codeStore: any AuthorizationCodeStore
+    let sessionStore: any SessionStore
     let clients: ClientRegistry
     let rateLimiter: RateLimiter
     let issuer: TokenIssuer
@@ -46,13 +49,13 @@ public struct PendingAuthorizations: Sendable {
         pending.claims = request.claims
         pending.maxAge = request.maxAge
         pending.online = request.online ? true : nil
-        try await guarded("store pending authorization") { try await context.store.insertPending(pending, idHash: Secrets.hash(id)) }
+        try await pendingStore.insertPending(pending, idHash: Secrets.hash(id))
         return id
     }
 
     /// The pending authorization behind a temp login id, if it exists and has not expired.
     public func find(id: String) async throws -> PendingAuthorization? {
-        guard id.utf8.count <= 128, let pending = try await context.store.pending(idHash: Secrets.hash(id)),
+        guard id.utf8.count <= 128, let pending = try await pendingStore.pending(idHash: Secrets.hash(id)),
               context.clock.now() < pending.expiresAt else { return nil }
         return pending
     }
@@ -93,7 +96,7 @@ public struct PendingAuthorizations: Sendable {
         }
         try binding.checkMayServe(client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
-        let completed = try await context.store.completeSignIn(session: session, code: record, consumingPending: pendingIdHash,
+        let completed = try await sessionStore.completeSignIn(session: session, code: record, consumingPending: pendingIdHash,
                                                                throttleReset: throttleReset?.reset)
         throttleReset?.performed()
         guard completed else {
@@ -109,11 +112,11 @@ public struct PendingAuthorizations: Sendable {
     func complete(_ pending: PendingAuthorization, consuming pendingIdHash: String, existing session: LoginSession,
                   client: ResolvedClient) async throws -> SignInCompletion {
         try binding.checkMayServe(client, subject: session.subject)
-        guard try await guarded("consume pending", { try await context.store.consumePending(idHash: pendingIdHash) }) else {
+        guard try await pendingStore.consumePending(idHash: pendingIdHash) else {
             throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
         }
         let (redirect, record) = makeCode(for: pending, session: session, client: client)
-        try await guarded("store code") { try await context.store.insertCode(record) }
+        try await codeStore.insertCode(record)
         return SignInCompletion(redirect: redirect, session: session, browserBound: true)
     }
 
@@ -131,7 +134,7 @@ public struct PendingAuthorizations: Sendable {
         pending.online = request.online ? true : nil
         try binding.checkMayServe(request.client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: request.client)
-        try await guarded("SSO code") { try await context.store.insertCode(record) }
+        try await codeStore.insertCode(record)
         return redirect
     }
 

@@ -21,6 +21,7 @@ struct PushedParameters: Codable {
 /// parameters are sealed in storage, so any instance can take them.
 public struct PushedAuthorizations: Sendable {
     let context: EngineContext
+    let grantStore: any OneTimeGrantStore
     let clients: ClientRegistry
     let rateLimiter: RateLimiter
 
@@ -52,10 +53,8 @@ public struct PushedAuthorizations: Sendable {
         let hash = Secrets.hash(uri)
         let payload = PushedParameters(clientId: caller.client.clientId, pairs: pairs.map { [$0.0, $0.1] })
         let sealed = try context.vault.seal(try JSONEncoder.sortedCompact.encode(payload), VaultBindings.pushed(hash: hash))
-        try await guarded("store pushed request") {
-            try await context.store.insertOneTimeGrant(hash: hash, sealed: sealed,
-                                                      expiresAt: context.clock.now().addingTimeInterval(TimeInterval(Self.lifetime)))
-        }
+        try await grantStore.insertOneTimeGrant(hash: hash, sealed: sealed,
+                                                  expiresAt: context.clock.now().addingTimeInterval(TimeInterval(Self.lifetime)))
         return PushedAuthorizationResponse(request_uri: uri, expires_in: Self.lifetime)
     }
 
@@ -68,7 +67,7 @@ public struct PushedAuthorizations: Sendable {
         let hash = Secrets.hash(uri)
         let payload: PushedParameters
         do {
-            guard uri.utf8.count <= 128, let taken = try await context.store.takeOneTimeGrant(hash: hash),
+            guard uri.utf8.count <= 128, let taken = try await grantStore.takeOneTimeGrant(hash: hash),
                   context.clock.now() < taken.expiresAt else { throw gone }
             payload = try JSONDecoder().decode(PushedParameters.self, from: try context.vault.open(taken.sealed, VaultBindings.pushed(hash: hash)))
         } catch let failure as AuthorizationFailure {

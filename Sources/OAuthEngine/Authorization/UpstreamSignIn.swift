@@ -14,6 +14,8 @@ public enum UpstreamSignInResult: Sendable {
 /// docs/protocol.md, "GET /oauth/auth"; docs/connectors/saml.md; docs/connectors/oauth2-oidc.md.
 public struct UpstreamSignIn: Sendable {
     let context: EngineContext
+    let pendingStore: any PendingAuthorizationStore
+    let grantStore: any OneTimeGrantStore
     let authorizations: PendingAuthorizations
     let rateLimiter: RateLimiter
     let secondFactors: SecondFactors
@@ -87,7 +89,7 @@ public struct UpstreamSignIn: Sendable {
         let idHash = Secrets.hash(relayState)
         let savedState: Data
         do {
-            guard try await context.store.consumePending(idHash: idHash) else {
+            guard try await pendingStore.consumePending(idHash: idHash) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in response was already used."))
             }
             savedState = try pending.upstreamState.map { try context.vault.open($0, VaultBindings.upstreamState(idHash: idHash)) } ?? Data()
@@ -119,9 +121,7 @@ public struct UpstreamSignIn: Sendable {
         case .authenticated(let identity):
             do {
                 if let once = identity.oneTimeUse {
-                    let first = try await guarded("replay check") {
-                        try await context.store.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
-                    }
+                    let first = try await grantStore.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
                     guard first else {
                         context.audit.signInFailed(client: client, address: clientAddress, user: identity.userId, reason: "replayed")
                         throw OAuthError.accessDenied("This sign-in response was already used.")

@@ -20,7 +20,7 @@ public struct ClientRegistry: Sendable {
     public func resolve(_ clientId: String, in state: EngineState) async throws -> ResolvedClient? {
         guard clientId.hasPrefix(Self.instancePrefix) else { return state.directory.resolve(clientId) }
         guard Self.isInstanceId(clientId),
-              let instance = try await guarded("read instance", { try await instances.registeredClient(id: clientId) }) else { return nil }
+              let instance = try await instances.registeredClient(id: clientId) else { return nil }
         return state.directory.resolve(instance: instance)
     }
 

@@ -8,6 +8,8 @@ import StoreContracts
 /// Answers list their members in RFC 7662's order.
 public struct IntrospectionEndpoint: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
+    let familyStore: any TokenFamilyStore
     let clients: ClientRegistry
     let validation: ValidationEndpoint
 
@@ -41,10 +43,10 @@ public struct IntrospectionEndpoint: Sendable {
 
     private func introspectRefresh(_ token: String, caller: AuthenticatedClient) async throws -> JSONMembers? {
         guard token.utf8.count <= 256,
-              let (family, match) = try await guarded("refresh lookup", { try await context.store.family(refreshHash: Secrets.hash(token)) }),
+              let (family, match) = try await familyStore.family(refreshHash: Secrets.hash(token)),
               match == .current, family.revokedAt == nil, let expiry = family.refreshExpiresAt, context.clock.now() < expiry,
               let client = try await clients.resolve(family.clientId), client.appKey == caller.client.appKey,
-              let session = try await guarded("session", { try await context.store.session(id: family.sessionId) }),
+              let session = try await sessionStore.session(id: family.sessionId),
               session.isActive(at: context.clock.now()) else { return nil }
         return [
             "active": .bool(true), "scope": .string(family.scope), "client_id": .string(family.clientId),

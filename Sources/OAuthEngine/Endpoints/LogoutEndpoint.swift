@@ -20,6 +20,7 @@ public enum LogoutOutcome: Sendable, Equatable {
 /// docs/security.md, rules 7 and 12).
 public struct LogoutEndpoint: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
     let clients: ClientRegistry
     let keys: SigningKeyReloader
     let sso: SSOSessions
@@ -98,7 +99,7 @@ public struct LogoutEndpoint: Sendable {
     /// What the identity source's logout needs from the sign-in `entry` names, when it is live
     /// and its auth service takes part in single logout.
     private func singleLogout(of entry: SSORecord.Entry) async throws -> PreparedUpstreamLogout? {
-        guard let session = try await guarded("session", { try await context.store.session(id: entry.sessionId) }),
+        guard let session = try await sessionStore.session(id: entry.sessionId),
               session.isActive(at: context.clock.now()) else { return nil }
         return upstreamLogout.prepare(session)
     }

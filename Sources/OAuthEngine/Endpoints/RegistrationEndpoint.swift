@@ -27,6 +27,7 @@ public struct RegistrationResponse: Sendable, Encodable {
 /// docs/protocol.md, "Mobile app instances").
 public struct RegistrationEndpoint: Sendable {
     let context: EngineContext
+    let instanceStore: any RegisteredClientStore
     let rateLimiter: RateLimiter
     let revocation: Revocation
 
@@ -72,7 +73,7 @@ public struct RegistrationEndpoint: Sendable {
             deviceType: deviceType, redirectURIs: redirectURIs, scope: statement.scope, grantTypes: statement.grantTypes,
             secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now,
             webOrigins: webOrigins)
-        try await guarded("register instance") { try await context.store.insertRegisteredClient(instance) }
+        try await instanceStore.insertRegisteredClient(instance)
         context.audit.record(AuditEvent(.instanceRegistered, [
             "client": instance.clientId, "app_key": environment.appKey, "software_id": softwareId,
             "device": deviceType, "address": clientAddress]))
@@ -133,9 +134,7 @@ public struct RegistrationEndpoint: Sendable {
         var changed = instance
         let token = Secrets.randomToken()
         changed.registrationTokenHash = Secrets.hash(token)
-        let updated = try await guarded("update instance") {
-            try await context.store.updateRegisteredClient(changed, expectedTokenHash: instance.registrationTokenHash)
-        }
+        let updated = try await instanceStore.updateRegisteredClient(changed, expectedTokenHash: instance.registrationTokenHash)
         guard updated else { throw OAuthError.invalidToken("The registration access token is not valid.") }
         var response = registrationResponse(changed)
         response.registration_access_token = token
@@ -153,13 +152,13 @@ public struct RegistrationEndpoint: Sendable {
     /// still holds a family in it. `by` is who asked (`client`, `user`), for the audit trail.
     public func revokeInstance(_ instance: RegisteredClient, by: String = "client") async throws {
         try await revocation.revokeFamilies(ofClient: instance.clientId, at: context.clock.now(), reason: .instanceDeleted)
-        _ = try await guarded("revoke instance") { try await context.store.deleteRegisteredClient(id: instance.clientId) }
+        _ = try await instanceStore.deleteRegisteredClient(id: instance.clientId)
         context.audit.record(AuditEvent(.instanceDeleted, ["client": instance.clientId, "app_key": instance.appKey, "by": by]))
     }
 
     /// Removes instances nobody signed in to within an hour of their registration (maintenance).
     public func purgeUnboundInstances() async throws -> Int {
-        try await context.store.purgeUnboundRegisteredClients(
+        try await instanceStore.purgeUnboundRegisteredClients(
             registeredBefore: context.clock.now().addingTimeInterval(-InstanceBinding.unboundInstanceLifetime))
     }
 
@@ -167,7 +166,7 @@ public struct RegistrationEndpoint: Sendable {
         guard let registrationToken, !registrationToken.isEmpty else {
             throw OAuthError.invalidToken("The registration access token is required (Authorization: Bearer).")
         }
-        let instance = try await guarded("read instance") { try await context.store.registeredClient(id: clientId) }
+        let instance = try await instanceStore.registeredClient(id: clientId)
         guard let instance, Secrets.constantTimeEquals(Secrets.hash(registrationToken), instance.registrationTokenHash) else {
             throw OAuthError.invalidToken("The registration access token is not valid.")
         }

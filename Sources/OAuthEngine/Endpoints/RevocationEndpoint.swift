@@ -9,32 +9,34 @@ import StoreContracts
 /// ignored: the answer is always 200.
 public struct RevocationEndpoint: Sendable {
     let context: EngineContext
+    let familyStore: any TokenFamilyStore
+    let accessTokenStore: any AccessTokenStore
+    let instanceStore: any RegisteredClientStore
     let clients: ClientRegistry
     let verifier: TokenVerifier
     let revocation: Revocation
 
     public func revoke(_ parameters: OAuthParameters, basic: BasicCredentials?) async throws {
         let state = context.state
-        let store = context.store
         let caller = try await clients.authenticate(parameters, basic: basic, in: state)
         let token = try parameters.require("token")
         guard token.utf8.count <= 16_384 else { return }
         let now = context.clock.now()
-        if let (family, _) = try await guarded("refresh lookup", { try await store.family(refreshHash: Secrets.hash(token)) }) {
+        if let (family, _) = try await familyStore.family(refreshHash: Secrets.hash(token)) {
             guard let owner = try await clients.resolve(family.clientId, in: state), owner.appKey == caller.client.appKey else { return }
             if owner.instance != nil {
                 // An app instance is one device: revoking its refresh token signs the device out,
                 // so no grant of it (nor client_credentials re-login) outlives the revocation.
                 try await revocation.revokeFamilies(ofClient: family.clientId, at: now)
-                try await guarded("sign out instance") { try await store.unbindRegisteredClientSession(id: family.clientId) }
+                try await instanceStore.unbindRegisteredClientSession(id: family.clientId)
             } else {
                 try await revocation.revokeFamily(family.id, sessionId: family.sessionId, at: now, client: family.clientId)
             }
             return
         }
         guard let (jti, familyId, expiresAt) = try await verifier.identity(of: token) else { return }
-        guard let access = try await guarded("access context", { try await store.accessContext(familyId: familyId, jti: jti) }),
+        guard let access = try await accessTokenStore.accessContext(familyId: familyId, jti: jti),
               try await clients.resolve(access.family.clientId, in: state)?.appKey == caller.client.appKey else { return }
-        try await guarded("revoke access token") { try await store.revokeAccessToken(jti: jti, expiresAt: expiresAt) }
+        try await accessTokenStore.revokeAccessToken(jti: jti, expiresAt: expiresAt)
     }
 }

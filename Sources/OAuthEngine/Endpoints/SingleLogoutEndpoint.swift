@@ -13,6 +13,8 @@ import StoreContracts
 /// presented a second time is refused (replay).
 public struct SingleLogoutEndpoint: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
+    let grantStore: any OneTimeGrantStore
     let upstreamLogout: UpstreamLogout
 
     public func handle(_ message: LogoutMessage) async throws -> SingleLogoutOutcome {
@@ -44,9 +46,7 @@ public struct SingleLogoutEndpoint: Sendable {
             throw OAuthError.invalidRequest(reason)
         }
         let once = first.logout.oneTimeUse
-        guard try await guarded("logout replay check", {
-            try await context.store.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt)
-        }) else {
+        guard try await grantStore.insertOneTimeGrantIfAbsent(hash: Secrets.hash("once:" + once.id), sealed: Data(), expiresAt: once.expiresAt) else {
             context.logger.notice("SAML logout request replayed", metadata: ["authService": "\(first.service.namespace)"])
             throw OAuthError.invalidRequest("This logout request was already used.")
         }
@@ -56,9 +56,7 @@ public struct SingleLogoutEndpoint: Sendable {
             let subject = SubjectIdentifier.make(namespace: service.namespace, userId: logout.userId)
             let keys = logout.upstreamSessionIds.isEmpty ? nil : logout.upstreamSessionIds.map(Secrets.hash)
             do {
-                let sessions = try await guarded("saml logout") {
-                    try await context.store.endSessions(subject: subject, upstreamSessionKeys: keys, at: now)
-                }
+                let sessions = try await sessionStore.endSessions(subject: subject, upstreamSessionKeys: keys, at: now)
                 context.audit.sessionsEnded(sessions, reason: .samlLogout)
                 context.logger.info("identity provider ended sessions", metadata: [
                     "authService": "\(service.namespace)", "sessions": "\(sessions.count)"])

@@ -42,14 +42,19 @@ public final class BrokerEngine: Sendable {
     /// Which browser origins may read which answers (CORS, docs/protocol.md, "Browser apps (CORS)").
     public let webOrigins: WebOriginPolicy
 
-    public init(issuer: String, state: EngineState, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
+    /// Storage as its roles (``StoreRoles``): this initializer — the composition root — is the only
+    /// code that sees all of them; each part receives the roles it uses.
+    public let storage: StoreRoles
+
+    public init(issuer: String, state: EngineState, storage: StoreRoles, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
                 locator: (any AddressLocator)? = nil) {
         let live = LiveState(state)
         let audit = audit ?? AuditTrail(metrics: metrics, clock: clock)
-        let context = EngineContext(issuer: issuer, store: store, clock: clock, logger: logger, metrics: metrics,
-                                    audit: audit, live: live)
+        let context = EngineContext(issuer: issuer, clock: clock, logger: logger, metrics: metrics, audit: audit, live: live)
         self.context = context
+        self.storage = storage
+        let roles = storage
         self.throttle = throttle
         let opened = BoundedCache<OpenedUpstreamKey, UpstreamToken>(capacity: 10_000)
         let verified = BoundedCache<SignedTokenKey, AccessTokenClaims>(capacity: 10_000)
@@ -57,39 +62,46 @@ public final class BrokerEngine: Sendable {
             verified.removeAll()
             if !keysOnly { opened.removeAll() }
         }
-        let clients = ClientRegistry(live: live, instances: store)
+        let clients = ClientRegistry(live: live, instances: roles.registeredClients)
         let vault = UpstreamVault(live: live, metrics: metrics, opened: opened)
-        let refresher = UpstreamRefresher(context: context, vault: vault, coordinator: RefreshCoordinator(),
+        let refresher = UpstreamRefresher(context: context, sessionStore: roles.sessions, leaseStore: roles.leases, vault: vault,
+                                          coordinator: RefreshCoordinator(),
                                           instanceId: Secrets.randomToken(bytes: 9))
-        let binding = InstanceBinding(instances: store, clock: clock)
-        let issuerService = TokenIssuer(context: context, upstream: vault, binding: binding)
-        let keys = SigningKeyReloader(context: context, gate: KeyReloadGate(interval: 2))
-        let verifier = TokenVerifier(context: context, clients: clients, keys: keys, verified: verified,
+        let binding = InstanceBinding(instances: roles.registeredClients, clock: clock)
+        let issuerService = TokenIssuer(context: context, sessionStore: roles.sessions, familyStore: roles.families,
+                                        accessTokenStore: roles.accessTokens, upstream: vault, binding: binding)
+        let keys = SigningKeyReloader(context: context, keyStore: roles.signingKeys, gate: KeyReloadGate(interval: 2))
+        let verifier = TokenVerifier(context: context, accessTokenStore: roles.accessTokens, clients: clients, keys: keys, verified: verified,
                                      contexts: AccessContextCache(), opaque: BoundedCache(capacity: 10_000))
-        let rateLimiter = RateLimiter(live: live, counters: store, clock: clock)
-        let checker = PasswordChecker(throttle: throttle, counters: store, clock: clock, metrics: metrics, audit: audit, logger: logger)
-        let sso = SSOSessions(store: store, refresher: refresher, clock: clock, audit: audit, logger: logger)
-        let webSSO = WebSSO(store: store, live: live, clock: clock, logger: logger)
-        let revocationService = Revocation(context: context)
-        let authorizations = PendingAuthorizations(context: context, clients: clients, rateLimiter: rateLimiter,
+        let rateLimiter = RateLimiter(live: live, counters: roles.throttle, clock: clock)
+        let checker = PasswordChecker(throttle: throttle, counters: roles.throttle, clock: clock, metrics: metrics, audit: audit, logger: logger)
+        let sso = SSOSessions(records: roles.sso, sessionStore: roles.sessions, refresher: refresher, clock: clock, audit: audit, logger: logger)
+        let webSSO = WebSSO(grants: roles.oneTimeGrants, instances: roles.registeredClients, sessionStore: roles.sessions,
+                            live: live, clock: clock, logger: logger)
+        let revocationService = Revocation(context: context, sessionStore: roles.sessions, familyStore: roles.families)
+        let authorizations = PendingAuthorizations(context: context, pendingStore: roles.pending, codeStore: roles.codes,
+                                                   sessionStore: roles.sessions, clients: clients, rateLimiter: rateLimiter,
                                                    issuer: issuerService, binding: binding)
-        let secondFactors = SecondFactors(context: context, throttle: throttle)
-        let secondStep = SecondStepSignIn(context: context, authorizations: authorizations, factors: secondFactors, checker: checker)
-        let upstreamSignIn = UpstreamSignIn(context: context, authorizations: authorizations, rateLimiter: rateLimiter,
+        let secondFactors = SecondFactors(context: context, mfaStore: roles.mfa, grantStore: roles.oneTimeGrants,
+                                          throttleStore: roles.throttle, throttle: throttle)
+        let secondStep = SecondStepSignIn(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, mfaStore: roles.mfa,
+                                          authorizations: authorizations, factors: secondFactors, checker: checker)
+        let upstreamSignIn = UpstreamSignIn(context: context, pendingStore: roles.pending, grantStore: roles.oneTimeGrants,
+                                            authorizations: authorizations, rateLimiter: rateLimiter,
                                             secondFactors: secondFactors, secondStep: secondStep)
         let validation = ValidationEndpoint(context: context, verifier: verifier, refresher: refresher, upstream: vault)
         let grants: [any TokenGrant] = [
-            AuthorizationCodeGrant(codes: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
+            AuthorizationCodeGrant(codes: roles.codes, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                                    revocation: revocationService, clock: clock, logger: logger,
                                    accountCallback: AccountEndpoint.callbackURL(issuer: issuer)),
-            RefreshTokenGrant(families: store, sessions: store, clients: clients, refresher: refresher, issuer: issuerService,
+            RefreshTokenGrant(families: roles.families, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                               revocation: revocationService, live: live, clock: clock),
-            PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: store, issuer: issuerService, audit: audit),
-            ClientCredentialsGrant(sessions: store, families: store, refresher: refresher, issuer: issuerService, clock: clock),
+            PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: roles.sessions, issuer: issuerService, audit: audit),
+            ClientCredentialsGrant(sessions: roles.sessions, families: roles.families, refresher: refresher, issuer: issuerService, clock: clock),
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)
         self.clients = clients
-        webOrigins = WebOriginPolicy(live: live, clients: clients, instances: store)
+        webOrigins = WebOriginPolicy(live: live, clients: clients, instances: roles.registeredClients)
         self.secondStep = secondStep
         self.authorizations = authorizations
         self.upstreamSignIn = upstreamSignIn
@@ -98,27 +110,30 @@ public final class BrokerEngine: Sendable {
         self.signingKeys = keys
         self.tokens = tokens
         self.validation = validation
-        let pushed = PushedAuthorizations(context: context, clients: clients, rateLimiter: rateLimiter)
+        let pushed = PushedAuthorizations(context: context, grantStore: roles.oneTimeGrants, clients: clients, rateLimiter: rateLimiter)
         pushedAuthorizations = pushed
-        authorize = AuthorizeEndpoint(context: context, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
+        authorize = AuthorizeEndpoint(context: context, sessionStore: roles.sessions, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
                                       sso: sso, webSSO: webSSO, pushed: pushed, secondFactors: secondFactors, secondStep: secondStep)
-        passwordSignIn = PasswordSignIn(context: context, authorizations: authorizations, checker: checker,
+        passwordSignIn = PasswordSignIn(context: context, pendingStore: roles.pending, authorizations: authorizations, checker: checker,
                                         secondFactors: secondFactors, secondStep: secondStep)
-        introspection = IntrospectionEndpoint(context: context, clients: clients, validation: validation)
-        revocation = RevocationEndpoint(context: context, clients: clients, verifier: verifier, revocation: revocationService)
-        registration = RegistrationEndpoint(context: context, rateLimiter: rateLimiter, revocation: revocationService)
-        account = AccountEndpoint(context: context, sso: sso, authorize: authorize, factors: secondFactors, registration: registration)
-        let upstreamLogout = UpstreamLogout(context: context, vault: vault)
-        logout = LogoutEndpoint(context: context, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
-        singleLogout = SingleLogoutEndpoint(context: context, upstreamLogout: upstreamLogout)
-        connectorMetadata = ConnectorMetadata(context: context)
+        introspection = IntrospectionEndpoint(context: context, sessionStore: roles.sessions, familyStore: roles.families, clients: clients, validation: validation)
+        revocation = RevocationEndpoint(context: context, familyStore: roles.families, accessTokenStore: roles.accessTokens,
+                                        instanceStore: roles.registeredClients, clients: clients, verifier: verifier, revocation: revocationService)
+        registration = RegistrationEndpoint(context: context, instanceStore: roles.registeredClients, rateLimiter: rateLimiter, revocation: revocationService)
+        account = AccountEndpoint(context: context, sessionStore: roles.sessions, codeStore: roles.codes, familyStore: roles.families,
+                                  instanceStore: roles.registeredClients, grantStore: roles.oneTimeGrants, mfaStore: roles.mfa, sso: sso, authorize: authorize, factors: secondFactors, registration: registration)
+        let upstreamLogout = UpstreamLogout(context: context, grantStore: roles.oneTimeGrants, vault: vault)
+        logout = LogoutEndpoint(context: context, sessionStore: roles.sessions, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
+        singleLogout = SingleLogoutEndpoint(context: context, sessionStore: roles.sessions, grantStore: roles.oneTimeGrants,
+                                            upstreamLogout: upstreamLogout)
+        connectorMetadata = ConnectorMetadata(context: context, documentStore: roles.connectorDocuments)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
-        qrBrowser = QRLoginBrowser(context: context, authorizations: authorizations, rateLimiter: rateLimiter, draining: draining)
-        qrAPI = QRLoginAPI(context: context, verifier: verifier, clients: clients, locator: locator)
+        qrBrowser = QRLoginBrowser(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, qrStore: roles.qrLogins,
+                                   authorizations: authorizations, rateLimiter: rateLimiter, draining: draining)
+        qrAPI = QRLoginAPI(context: context, qrStore: roles.qrLogins, verifier: verifier, clients: clients, locator: locator)
     }
 
     public var issuer: String { context.issuer }
-    public var store: any BrokerStore { context.store }
     public var clock: any BrokerClock { context.clock }
     public var logger: Logger { context.logger }
     public var audit: AuditTrail { context.audit }

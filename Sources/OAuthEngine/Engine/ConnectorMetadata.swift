@@ -8,6 +8,8 @@ import Logging
 /// logged and counted (`idconnect_saml_metadata_refreshes_total`).
 public struct ConnectorMetadata: Sendable {
     let context: EngineContext
+    /// Where the last good copy of each document is kept, shared by every instance.
+    let documentStore: any ConnectorDocumentStore
 
     /// Refreshes the connectors of `directory` (the live one when nil) that read metadata:
     /// `force` fetches for all of them now, otherwise only those that are due. The reports, by
@@ -16,7 +18,7 @@ public struct ConnectorMetadata: Sendable {
     public func refresh(force: Bool = false, directory: ClientDirectory? = nil) async -> [String: MetadataRefreshReport] {
         let connectors = Self.connectors(in: directory ?? context.state.directory)
         guard !connectors.isEmpty else { return [:] }
-        let store = context.store
+        let store = documentStore
         let reports = await withTaskGroup(of: (String, MetadataRefreshReport?).self) { group in
             for (service, connector) in connectors {
                 group.addTask { (service.namespace, await connector.refreshMetadata(store: store, force: force)) }

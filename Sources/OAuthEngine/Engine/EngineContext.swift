@@ -5,11 +5,11 @@ import Logging
 import StoreContracts
 import Tracing
 
-/// What every part of the engine shares: the issuer, storage, the clock, logs and metrics, and
-/// the live (reloadable) state. Parts take the store roles they use from `store`.
+/// What every part of the engine shares: the issuer, the clock, logs and metrics, and the live
+/// (reloadable) state. Storage is not here: each part holds the store roles it uses as its own
+/// properties, given by the composition root (`BrokerEngine.init`).
 public struct EngineContext: Sendable {
     public let issuer: String
-    public let store: any BrokerStore
     public let clock: any BrokerClock
     public let logger: Logger
     public let metrics: any BrokerMetricsSink
@@ -17,10 +17,9 @@ public struct EngineContext: Sendable {
     public let audit: AuditTrail
     public let live: LiveState
 
-    public init(issuer: String, store: any BrokerStore, clock: any BrokerClock, logger: Logger,
+    public init(issuer: String, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink, audit: AuditTrail, live: LiveState) {
         self.issuer = issuer
-        self.store = store
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
@@ -37,29 +36,13 @@ public struct EngineContext: Sendable {
         let ttls = (config.environments.flatMap(\.authServices) + config.organizations.flatMap(\.authServices)).map(\.tokenTtl)
         return TimeInterval((ttls.max() ?? AuthService.defaultTokenTtl) + 300)
     }
-
-    /// Revocation that reaches one app's grants (see `AppRevocation`).
-    var appRevocation: AppRevocation {
-        AppRevocation(store: store, accessTokenWindow: Self.keyRetention(for: state.config))
-    }
 }
 
-/// Runs `body` in a trace span named `what` (usually one store call), turning storage and other
-/// unexpected failures into OAuth errors: an unreachable database is 503
-/// `temporarily_unavailable`, anything else a logged 500 without details.
-func guarded<T>(_ what: String, _ body: () async throws -> T) async throws -> T {
-    do {
-        return try await withSpan(what, ofKind: .internal) { _ in try await body() }
-    } catch let error as OAuthError {
-        throw error
-    } catch let failure as AuthorizationFailure {
-        throw failure.error
-    } catch let ended as SessionEnded {
-        throw ended
-    } catch let error as StorageUnavailable {
-        throw OAuthError.unavailable("The service is temporarily unavailable; try again.", debug: "\(what): \(error)")
-    } catch {
-        throw OAuthError.internalFailure("\(what): \(error)")
+extension EngineContext {
+    /// Revocation that reaches one app's grants (see `AppRevocation`), with the access-token
+    /// window of the current configuration.
+    func appRevocation(families: any TokenFamilyStore, sessions: any SessionStore) -> AppRevocation {
+        AppRevocation(families: families, sessions: sessions, accessTokenWindow: Self.keyRetention(for: state.config))
     }
 }
 

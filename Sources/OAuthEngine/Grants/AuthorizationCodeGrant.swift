@@ -31,7 +31,7 @@ struct AuthorizationCodeGrant: TokenGrant {
         let redirectURI = try parameters.require("redirect_uri")
         let now = clock.now()
         let hash = Secrets.hash(codeValue)
-        guard codeValue.utf8.count <= 256, let code = try await guarded("read code", { try await codes.code(hash: hash) }) else {
+        guard codeValue.utf8.count <= 256, let code = try await codes.code(hash: hash) else {
             throw OAuthError.invalidGrant("The authorization code is invalid.")
         }
         try await check(code, parameters: parameters, redirectURI: redirectURI, client: authenticated, now: now)
@@ -45,9 +45,10 @@ struct AuthorizationCodeGrant: TokenGrant {
         let first = authenticated.client.instance != nil ? nil : issuer.makeFamily(
             session: session, client: authenticated, scope: code.scope, nonce: code.nonce, familyId: familyId,
             resources: resources, claims: code.claims, online: code.online ?? false)
-        let redemption = try await guarded("redeem code") {
-            if let first { return try await codes.redeemCode(hash: hash, at: now, starting: first.family) }
-            return try await codes.redeemCode(hash: hash, at: now, familyId: familyId)
+        let redemption = if let first {
+            try await codes.redeemCode(hash: hash, at: now, starting: first.family)
+        } else {
+            try await codes.redeemCode(hash: hash, at: now, familyId: familyId)
         }
         switch redemption {
         case .notFound:
@@ -57,12 +58,10 @@ struct AuthorizationCodeGrant: TokenGrant {
             logger.warning("authorization code replayed; its tokens were revoked", metadata: ["client": "\(authenticated.client.clientId)"])
             throw OAuthError.invalidGrant("The authorization code was already used.")
         case .redeemed:
-            return try await guarded("issue tokens for code") {
-                if let first { return try await issuer.mintFirst(first, session: session, client: authenticated.client, keys: keys) }
-                return try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
-                                                       familyId: familyId, resources: resources, claims: code.claims,
-                                                       online: code.online ?? false, keys: keys)
-            }
+            if let first { return try await issuer.mintFirst(first, session: session, client: authenticated.client, keys: keys) }
+            return try await issuer.issueNewFamily(session: session, client: authenticated, scope: code.scope, nonce: code.nonce,
+                                                   familyId: familyId, resources: resources, claims: code.claims,
+                                                   online: code.online ?? false, keys: keys)
         }
     }
 
@@ -95,7 +94,7 @@ struct AuthorizationCodeGrant: TokenGrant {
     /// The code's session when it is still live, its upstream sign-in brought up to date first
     /// (docs/security.md, rule 11: a session the identity source ended issues nothing more).
     private func liveSession(_ sessionId: String, client: ResolvedClient, now: Date) async throws -> LoginSession {
-        guard let session = try await guarded("session", { try await sessions.session(id: sessionId) }), session.isActive(at: now) else {
+        guard let session = try await sessions.session(id: sessionId), session.isActive(at: now) else {
             throw OAuthError.invalidGrant("The sign-in session has ended.")
         }
         do {

@@ -30,7 +30,7 @@ struct ClientCredentialsGrant: TokenGrant {
             throw OAuthError.invalidGrant("Nobody is signed in to this app instance; sign in first.")
         }
         let now = clock.now()
-        guard var session = try await guarded("instance session", { try await sessions.session(id: sessionId) }),
+        guard var session = try await sessions.session(id: sessionId),
               session.isActive(at: now), session.subject == subject else { throw ended }
         do {
             session = try await refresher.ensureFresh(session, authService: client.authService)
@@ -42,13 +42,11 @@ struct ClientCredentialsGrant: TokenGrant {
             .split(separator: " ").filter { $0 != "openid" && $0 != "offline_access" }.joined(separator: " ")
         try client.apiResources.checkRequested(parameters["scope"])
         let targets = try client.apiResources.targets(parameters.resources, granted: scope)
-        return try await guarded("client credentials issuance") {
-            let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
-                                     scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil,
-                                     clientAuthenticated: true, resources: targets)
-            try await families.insertFamily(family)
-            return try await issuer.mint(session: session, family: family, client: client, refreshToken: nil,
-                                         includeIDToken: false, includeNonce: false, keys: keys)
-        }
+        let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
+                                 scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil,
+                                 clientAuthenticated: true, resources: targets)
+        try await families.insertFamily(family)
+        return try await issuer.mint(session: session, family: family, client: client, refreshToken: nil,
+                                     includeIDToken: false, includeNonce: false, keys: keys)
     }
 }

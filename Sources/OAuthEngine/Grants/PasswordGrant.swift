@@ -55,20 +55,18 @@ struct PasswordGrant: TokenGrant {
         let client = authenticated.client
         let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: ["pwd"])
         if need != .none {
-            try await guarded("throttle") { try await reset?.settle() }
+            try await reset?.settle()
         }
         let amr = try await secondFactors.checkAPI(need, client: client, amr: ["pwd"], otp: otp, address: clientAddress)
-        return try await guarded("password grant issuance") {
-            let session = try issuer.makeSession(identity: identity, client: client, amr: amr)
-            // App instances may not use this grant (`SoftwareStatement.allowedGrantTypes`); were
-            // one ever let in, it is bound to the user here, or refused, before anything is stored.
-            try await issuer.binding.bind(client, to: session)
-            let first = issuer.makeFamily(session: session, client: authenticated, scope: scope, nonce: nil,
-                                          familyId: Secrets.randomToken(bytes: 24), resources: targets, claims: nil, online: false)
-            try await sessions.startSession(session, family: first.family, throttleReset: reset?.reset)
-            reset?.performed()
-            audit.signedIn(session, client: client, address: clientAddress)
-            return try await issuer.mintFirst(first, session: session, client: client, keys: keys)
-        }
+        let session = try issuer.makeSession(identity: identity, client: client, amr: amr)
+        // App instances may not use this grant (`SoftwareStatement.allowedGrantTypes`); were
+        // one ever let in, it is bound to the user here, or refused, before anything is stored.
+        try await issuer.binding.bind(client, to: session)
+        let first = issuer.makeFamily(session: session, client: authenticated, scope: scope, nonce: nil,
+                                      familyId: Secrets.randomToken(bytes: 24), resources: targets, claims: nil, online: false)
+        try await sessions.startSession(session, family: first.family, throttleReset: reset?.reset)
+        reset?.performed()
+        audit.signedIn(session, client: client, address: clientAddress)
+        return try await issuer.mintFirst(first, session: session, client: client, keys: keys)
     }
 }

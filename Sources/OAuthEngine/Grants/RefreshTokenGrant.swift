@@ -30,7 +30,7 @@ struct RefreshTokenGrant: TokenGrant {
         let now = clock.now()
         let invalid = OAuthError.invalidGrant("The refresh token is invalid, expired or revoked.")
         guard presented.utf8.count <= 256,
-              let (family, match) = try await guarded("refresh lookup", { try await families.family(refreshHash: hash) }) else { throw invalid }
+              let (family, match) = try await families.family(refreshHash: hash) else { throw invalid }
         guard let client = try await clients.resolve(family.clientId), client.isSameClient(as: authenticated.client) else {
             throw OAuthError.invalidGrant("The refresh token was issued to another client.")
         }
@@ -58,7 +58,7 @@ struct RefreshTokenGrant: TokenGrant {
                         keys: SigningKeyRing, now: Date) async throws -> TokenResponse {
         let invalid = OAuthError.invalidGrant("The refresh token is invalid, expired or revoked.")
         guard let expiry = family.refreshExpiresAt, now < expiry else { throw invalid }
-        guard var session = try await guarded("session", { try await sessions.session(id: family.sessionId) }),
+        guard var session = try await sessions.session(id: family.sessionId),
               session.isActive(at: now) else { throw invalid }
         do {
             session = try await refresher.ensureFresh(session, authService: client.authService)
@@ -66,20 +66,16 @@ struct RefreshTokenGrant: TokenGrant {
             throw OAuthError.invalidGrant(ended.reason)
         }
         let newToken = Secrets.randomToken()
-        let response = try await guarded("mint refreshed tokens") {
-            try await issuer.mint(session: session, family: family, client: client, refreshToken: newToken,
-                                  includeIDToken: Scopes.contains(family.scope, "openid"), includeNonce: false,
-                                  narrowed: narrowed, keys: keys)
-        }
+        let response = try await issuer.mint(session: session, family: family, client: client, refreshToken: newToken,
+                              includeIDToken: Scopes.contains(family.scope, "openid"), includeNonce: false,
+                              narrowed: narrowed, keys: keys)
         let sealed = try live.snapshot.vault.seal(Data(response.serialized), VaultBindings.grace(familyId: family.id))
-        let rotated = try await guarded("rotate refresh token") {
-            try await families.rotateRefresh(familyId: family.id, from: hash, to: Secrets.hash(newToken),
-                                             expiresAt: issuer.refreshExpiry(session: session, service: client.service, now: now),
-                                             graceResponse: sealed, at: now)
-        }
+        let rotated = try await families.rotateRefresh(familyId: family.id, from: hash, to: Secrets.hash(newToken),
+                                         expiresAt: issuer.refreshExpiry(session: session, service: client.service, now: now),
+                                         graceResponse: sealed, at: now)
         if rotated { return response }
         // A concurrent request with the same token won the rotation: answer with its pair.
-        guard let latest = try await guarded("refresh reread", { try await families.family(id: family.id) }),
+        guard let latest = try await families.family(id: family.id),
               latest.revokedAt == nil, let response = try openGrace(latest, presentedHash: hash, now: now) else { throw invalid }
         return response
     }

@@ -38,7 +38,7 @@ public struct TokenEndpoint: Sendable {
             return try await grant.grant(parameters, client: client, keys: state.keys, clientAddress: clientAddress)
         }
         if client.client.instance != nil, Scopes.contains(response.scope, "native") || Scopes.contains(parameters["scope"] ?? "", "native") {
-            response.css = try await guarded("css") { try await webSSO.issue(for: client.client) }
+            response.css = try await webSSO.issue(for: client.client)
         }
         return response
     }

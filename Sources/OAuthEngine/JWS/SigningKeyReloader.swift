@@ -10,6 +10,7 @@ import StoreContracts
 /// sibling instance never fails for the minutes until the next housekeeping run.
 public struct SigningKeyReloader: Sendable {
     let context: EngineContext
+    let keyStore: any SigningKeyStore
     let gate: KeyReloadGate
 
     /// The token verified with `keys` against `policy`, or with the stored keys when it names a
@@ -44,7 +45,7 @@ public struct SigningKeyReloader: Sendable {
     @discardableResult
     public func adoptStored() async throws -> SigningKeyRing? {
         let state = context.state
-        let stored = try await context.store.signingKeys()
+        let stored = try await keyStore.signingKeys()
         let now = context.clock.now()
         guard SigningKeyStorage.liveKids(stored, at: now) != Set(state.keys.verificationKeys.keys) else { return nil }
         let ring = try SigningKeyStorage.build(from: stored, vault: state.vault, algorithm: state.config.signingAlgorithm.jose, now: now)

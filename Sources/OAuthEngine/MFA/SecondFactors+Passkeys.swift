@@ -31,9 +31,7 @@ extension SecondFactors {
     func newChallenge(pendingIdHash: String) async throws -> [UInt8] {
         let challenge = Array(Secrets.randomBytes(32))
         let key = Self.challengeKey(Base64URL.encode(challenge), pendingIdHash: pendingIdHash)
-        try await guarded("store passkey challenge") {
-            try await store.insertOneTimeGrant(hash: key, sealed: Data(), expiresAt: context.clock.now().addingTimeInterval(Self.challengeLifetime))
-        }
+        try await grantStore.insertOneTimeGrant(hash: key, sealed: Data(), expiresAt: context.clock.now().addingTimeInterval(Self.challengeLifetime))
         return challenge
     }
 
@@ -42,7 +40,7 @@ extension SecondFactors {
     func takeChallenge(_ encoded: String, pendingIdHash: String) async throws -> [UInt8]? {
         guard encoded.utf8.count <= 128, let challenge = Base64URL.decode(encoded) else { return nil }
         let key = Self.challengeKey(encoded, pendingIdHash: pendingIdHash)
-        guard let taken = try await guarded("take passkey challenge", { try await store.takeOneTimeGrant(hash: key) }),
+        guard let taken = try await grantStore.takeOneTimeGrant(hash: key),
               context.clock.now() < taken.expiresAt else { return nil }
         return Array(challenge)
     }
@@ -110,10 +108,8 @@ extension SecondFactors {
         } catch {
             return refuse(owner, client, address, "passkey_refused", .accessDenied(error.description), method: "webauthn")
         }
-        guard try await guarded("passkey counter", {
-            try await store.updatePasskeyCounter(credentialId: credentialId, from: stored.signCount, to: Int64(verified.signCount),
-                                                 at: context.clock.now())
-        }) else {
+        guard try await mfaStore.updatePasskeyCounter(credentialId: credentialId, from: stored.signCount, to: Int64(verified.signCount),
+                                             at: context.clock.now()) else {
             return refuse(owner, client, address, "replayed", .accessDenied("This passkey was just used. Try again."), method: "webauthn")
         }
         return .success("hwk")
@@ -143,10 +139,8 @@ extension SecondFactors {
             publicKey: Data(registered.publicKey), signCount: Int64(registered.signCount),
             transports: post.credential.transports.filter { $0.utf8.count <= 32 }.prefix(8).map { $0 }, createdAt: now)
         let codes = (existing?.recoveryCodesLeft ?? 0) == 0 ? RecoveryCodes.generate() : []
-        let stored = try await guarded("enrol passkey") {
-            try await store.enrolPasskey(credential, recoveryCodeHashes: codes.isEmpty ? nil : RecoveryCodes.hashes(codes, subject: owner.subject),
-                                         at: now)
-        }
+        let stored = try await mfaStore.enrolPasskey(credential, recoveryCodeHashes: codes.isEmpty ? nil : RecoveryCodes.hashes(codes, subject: owner.subject),
+                                     at: now)
         guard stored else {
             return refuse(owner, client, address, "passkey_refused", .accessDenied("This passkey is registered already."), method: "webauthn")
         }

@@ -12,7 +12,7 @@ extension SecondFactors {
                       _ check: () async throws -> Result<T, OAuthError>) async throws -> Result<T, OAuthError> {
         let keys = LoginThrottle.secondFactorKeys(namespace: owner.namespace, userId: owner.userId, address: address)
         let reservation: LoginThrottle.Reservation
-        switch try await guarded("throttle", { try await throttle.reserve(keys, store: store, clock: context.clock) }) {
+        switch try await throttle.reserve(keys, store: throttleStore, clock: context.clock) {
         case .admitted(let admitted):
             reservation = admitted
         case .refused(let decision):
@@ -23,14 +23,14 @@ extension SecondFactors {
         do {
             outcome = try await check()
         } catch {
-            try? await throttle.unanswered(reservation, store: store)
+            try? await throttle.unanswered(reservation, store: throttleStore)
             throw error
         }
         switch outcome {
         case .success:
-            try await guarded("throttle") { try await throttle.succeeded(reservation, store: store) }
+            try await throttle.succeeded(reservation, store: throttleStore)
         case .failure:
-            try await guarded("throttle") { try await throttle.failed(reservation, store: store, now: context.clock.now()) }
+            try await throttle.failed(reservation, store: throttleStore, now: context.clock.now())
         }
         return outcome
     }

@@ -19,9 +19,11 @@ public enum SecondFactorNeed: Sendable, Equatable {
 /// `SecondFactors+Passkeys.swift`.
 struct SecondFactors: Sendable {
     let context: EngineContext
+    let mfaStore: any MFAStore
+    let grantStore: any OneTimeGrantStore
+    let throttleStore: any ThrottleStore
     let throttle: LoginThrottle
 
-    var store: any BrokerStore { context.store }
     /// Longer input is refused before any bookkeeping.
     static let maxCodeBytes = 64
 
@@ -35,7 +37,7 @@ struct SecondFactors: Sendable {
     func need(_ owner: MFAOwner, client: ResolvedClient, amr: [String]) async throws -> SecondFactorNeed {
         let settings = client.service.mfa
         guard settings.mode != .off, !amr.contains("mfa") else { return .none }
-        let enrolment = try await guarded("read second factors") { try await store.mfaEnrolment(subject: owner.subject) }
+        let enrolment = try await mfaStore.mfaEnrolment(subject: owner.subject)
         if let usable = enrolment.map({ usable($0, settings: settings) }), usable.hasFactor { return .verify(usable) }
         return settings.mode == .required ? .enrol(enrolment) : .none
     }
@@ -74,7 +76,7 @@ struct SecondFactors: Sendable {
             guard let step = TOTP(secret: secret).matchingStep(digits, at: context.clock.now()) else {
                 return refuse(owner, client, address, "wrong_code", .accessDenied(Self.wrongCodeMessage))
             }
-            guard try await guarded("accept code", { try await store.acceptTOTPStep(subject: owner.subject, step: step, at: context.clock.now()) }) else {
+            guard try await mfaStore.acceptTOTPStep(subject: owner.subject, step: step, at: context.clock.now()) else {
                 return refuse(owner, client, address, "replayed",
                               .accessDenied("This code was used already. Wait for the next code in your authenticator app."))
             }
@@ -86,7 +88,7 @@ struct SecondFactors: Sendable {
             return refuse(owner, client, address, "malformed", .accessDenied(expected))
         }
         let hash = RecoveryCodes.hash(normalized, subject: owner.subject)
-        guard try await guarded("use recovery code", { try await store.useRecoveryCode(subject: owner.subject, hash: hash) }) else {
+        guard try await mfaStore.useRecoveryCode(subject: owner.subject, hash: hash) else {
             return refuse(owner, client, address, "wrong_code", .accessDenied(
                 "This recovery code is not correct, or it was used already. Each recovery code works once."))
         }
@@ -132,10 +134,8 @@ struct SecondFactors: Sendable {
             let now = context.clock.now()
             let sealed = try context.vault.seal(Data(secret), VaultBindings.totp(subject: owner.subject, namespace: owner.namespace))
             let codes = (existing?.recoveryCodesLeft ?? 0) == 0 ? RecoveryCodes.generate() : []
-            try await guarded("enrol authenticator app") {
-                try await store.enrolTOTP(TOTPFactor(owner: owner, sealedSecret: sealed, lastStep: step, createdAt: now, lastUsedAt: now),
-                                          recoveryCodeHashes: codes.isEmpty ? nil : RecoveryCodes.hashes(codes, subject: owner.subject), at: now)
-            }
+            try await mfaStore.enrolTOTP(TOTPFactor(owner: owner, sealedSecret: sealed, lastStep: step, createdAt: now, lastUsedAt: now),
+                                      recoveryCodeHashes: codes.isEmpty ? nil : RecoveryCodes.hashes(codes, subject: owner.subject), at: now)
             enrolled(owner, client, address, method: "totp")
             return .success(codes)
         }

@@ -22,7 +22,7 @@ extension SecondStepSignIn {
 
     /// The user's factors that the auth service allows now.
     func enrolment(_ loaded: Loaded) async throws -> MFAEnrolment? {
-        try await guarded("read second factors") { try await context.store.mfaEnrolment(subject: loaded.owner.subject) }
+        try await mfaStore.mfaEnrolment(subject: loaded.owner.subject)
             .map { factors.usable($0, settings: loaded.client.service.mfa) }
     }
 
@@ -77,7 +77,7 @@ extension SecondStepSignIn {
         }
         model.kind = .enrol
         let settings = loaded.client.service.mfa
-        let existing = try await guarded("read second factors") { try await context.store.mfaEnrolment(subject: loaded.owner.subject) }
+        let existing = try await mfaStore.mfaEnrolment(subject: loaded.owner.subject)
         model.offersCode = settings.methods.contains(.totp)
         if settings.methods.contains(.totp) {
             let secret: [UInt8]

@@ -39,7 +39,7 @@ extension SecondStepSignIn {
             return try await failed(loaded, .accessDenied("Set up the authenticator app on this page first."))
         }
         let secret = Array(try context.vault.open(sealed, VaultBindings.secondStep("totp", idHash: loaded.idHash)))
-        let existing = try await guarded("read second factors") { try await context.store.mfaEnrolment(subject: loaded.owner.subject) }
+        let existing = try await mfaStore.mfaEnrolment(subject: loaded.owner.subject)
         switch try await factors.confirmTOTP(secret: secret, code: code, owner: loaded.owner, existing: existing,
                                              client: loaded.client, address: address) {
         case .failure(let error):
@@ -103,7 +103,7 @@ extension SecondStepSignIn {
                       let post = try? JSONDecoder().decode(PasskeyPost<PasskeyRegistrationResponse>.self, from: body) else {
                     return try await failed(loaded, .accessDenied("The browser's passkey answer could not be read."))
                 }
-                let existing = try await guarded("read second factors") { try await context.store.mfaEnrolment(subject: loaded.owner.subject) }
+                let existing = try await mfaStore.mfaEnrolment(subject: loaded.owner.subject)
                 switch try await factors.register(post, owner: loaded.owner, existing: existing, pendingIdHash: loaded.idHash,
                                                   client: loaded.client, address: clientAddress) {
                 case .success(let codes): return try await enrolled(loaded, method: "hwk", codes: codes)
@@ -127,7 +127,7 @@ extension SecondStepSignIn {
             return try await failed(loaded, error)
         case .success(.challenge(let next)):
             guard challenge.rounds + 1 < Self.maxChallengeRounds else {
-                _ = try await context.store.consumePending(idHash: loaded.idHash)
+                _ = try await pendingStore.consumePending(idHash: loaded.idHash)
                 return .redirect(loaded.target.url(for: .accessDenied("Too many rounds of questions. Sign in again.")))
             }
             var step = loaded.step

@@ -11,6 +11,9 @@ import StoreContracts
 /// token bound to both. What the first factor yielded stays sealed until the sign-in completes.
 public struct SecondStepSignIn: Sendable {
     let context: EngineContext
+    let pendingStore: any PendingAuthorizationStore
+    let sessionStore: any SessionStore
+    let mfaStore: any MFAStore
     let authorizations: PendingAuthorizations
     let factors: SecondFactors
     let checker: PasswordChecker
@@ -51,11 +54,11 @@ public struct SecondStepSignIn: Sendable {
         next.upstreamState = nil
         next.expiresAt = now.addingTimeInterval(TimeInterval(PendingAuthorizations.browserPageLifetime))
         if let consuming {
-            guard try await guarded("consume pending", { try await context.store.consumePending(idHash: consuming) }) else {
+            guard try await pendingStore.consumePending(idHash: consuming) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
             }
         }
-        try await guarded("store second step") { try await context.store.insertPending(next, idHash: idHash) }
+        try await pendingStore.insertPending(next, idHash: idHash)
         return pageURL(id)
     }
 
@@ -106,7 +109,7 @@ public struct SecondStepSignIn: Sendable {
         guard id.utf8.count <= 128, let binding else { throw Self.expired }
         let idHash = Secrets.hash(id)
         let found: PendingAuthorization?
-        do { found = try await guarded("second step", { try await context.store.pending(idHash: idHash) }) } catch {
+        do { found = try await pendingStore.pending(idHash: idHash) } catch {
             throw .cannotRedirect(.wrapping(error, "second step"))
         }
         guard let pending = found, context.clock.now() < pending.expiresAt, pending.mode == .browser, let step = pending.secondStep,
@@ -131,7 +134,7 @@ public struct SecondStepSignIn: Sendable {
     func save(_ loaded: Loaded, _ step: SecondStep) async throws {
         var pending = loaded.pending
         pending.secondStep = step
-        try await guarded("update second step") { try await context.store.updatePending(pending, idHash: loaded.idHash) }
+        try await pendingStore.updatePending(pending, idHash: loaded.idHash)
     }
 
     /// Finishes the sign-in with `added` proved on top of the first factor: a new session for a
@@ -141,10 +144,10 @@ public struct SecondStepSignIn: Sendable {
         for value in added + ["mfa"] where !amr.contains(value) { amr.append(value) }
         do {
             if let sessionId = loaded.step.sessionId {
-                guard var session = try await context.store.session(id: sessionId), session.isActive(at: context.clock.now()) else {
+                guard var session = try await sessionStore.session(id: sessionId), session.isActive(at: context.clock.now()) else {
                     throw AuthorizationFailure.redirect(.accessDenied("The sign-in has ended; sign in again."), loaded.target)
                 }
-                try await guarded("raise amr") { try await context.store.setSessionAMR(sessionId: sessionId, amr: amr) }
+                try await mfaStore.setSessionAMR(sessionId: sessionId, amr: amr)
                 session.amr = amr
                 return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, existing: session,
                                                                    client: loaded.client))

@@ -12,6 +12,7 @@ import UserAgent
 /// (401) against the sign-in's, whether it was answered already (409), expiry (410).
 public struct QRLoginAPI: Sendable {
     let context: EngineContext
+    let qrStore: any QRLoginStore
     let verifier: TokenVerifier
     let clients: ClientRegistry
     let locator: (any AddressLocator)?
@@ -69,7 +70,7 @@ public struct QRLoginAPI: Sendable {
     private func settle(_ login: QRLogin, _ settlement: QRLoginSettlement) async throws(QRAPIError) {
         let settled: Bool
         do {
-            settled = try await context.store.settleQRLogin(codeHash: login.codeHash, settlement, at: context.clock.now())
+            settled = try await qrStore.settleQRLogin(codeHash: login.codeHash, settlement, at: context.clock.now())
         } catch {
             throw .unavailable
         }
@@ -84,7 +85,7 @@ public struct QRLoginAPI: Sendable {
         let token = try await verify(bearer)
         let login: QRLogin
         do {
-            guard QRLoginBrowser.isWellFormed(code), let found = try await context.store.qrLogin(codeHash: QRLoginBrowser.hash(code)) else {
+            guard QRLoginBrowser.isWellFormed(code), let found = try await qrStore.qrLogin(codeHash: QRLoginBrowser.hash(code)) else {
                 throw QRAPIError.notFound
             }
             login = found
@@ -105,9 +106,9 @@ public struct QRLoginAPI: Sendable {
         guard let bearer, !bearer.isEmpty, bearer.utf8.count <= 8192 else { throw .invalidToken }
         do {
             return try await verifier.verifyAccessToken(bearer)
-        } catch let error as OAuthError where error.code == .temporarilyUnavailable {
-            throw .unavailable
         } catch {
+            // Storage or an identity source that cannot answer now is not a bad token.
+            if OAuthError.wrapping(error, "access token").code == .temporarilyUnavailable { throw .unavailable }
             if let identity = try? await verifier.identity(of: bearer), identity.expiresAt <= context.clock.now() {
                 throw .expiredToken
             }

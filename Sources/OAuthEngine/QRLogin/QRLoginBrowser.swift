@@ -45,6 +45,9 @@ public enum QRLoginFinish: Sendable {
 /// browser that started the sign-in: the code on screen never completes anything by itself.
 public struct QRLoginBrowser: Sendable {
     let context: EngineContext
+    let pendingStore: any PendingAuthorizationStore
+    let sessionStore: any SessionStore
+    let qrStore: any QRLoginStore
     let authorizations: PendingAuthorizations
     let rateLimiter: RateLimiter
     /// Ends the long poll early when the broker shuts down.
@@ -92,7 +95,7 @@ public struct QRLoginBrowser: Sendable {
             acceptLanguage: acceptLanguage.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) },
             clientAddress: clientAddress, createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(settings.ttl)))
         do {
-            try await guarded("store QR sign-in") { try await context.store.insertQRLogin(login) }
+            try await qrStore.insertQRLogin(login)
         } catch {
             throw .cannotRedirect(.wrapping(error, "QR sign-in"))
         }
@@ -113,7 +116,7 @@ public struct QRLoginBrowser: Sendable {
     /// Finishes the sign-in in the browser that showed the code.
     public func finish(code: String, browserBinding: String?) async throws(AuthorizationFailure) -> QRLoginFinish {
         guard let login = await owned(code, browserBinding),
-              let pending = try? await context.store.pending(idHash: login.pendingIdHash),
+              let pending = try? await pendingStore.pending(idHash: login.pendingIdHash),
               let client = try? await authorizations.client(for: pending), let settings = client.service.qrLogin else {
             throw Self.unknown
         }
@@ -121,7 +124,7 @@ public struct QRLoginBrowser: Sendable {
         let now = context.clock.now()
         switch login.state {
         case .refused:
-            _ = try? await context.store.consumePending(idHash: login.pendingIdHash)
+            _ = try? await pendingStore.consumePending(idHash: login.pendingIdHash)
             return .refused(back: target.url(for: .accessDenied("The sign-in was refused in the app.")))
         case .pending where now >= login.expiresAt:
             return .expired(restart: restartURL(code))
@@ -129,7 +132,7 @@ public struct QRLoginBrowser: Sendable {
             return .pending(display(code: code, login: login, client: client, settings: settings))
         case .confirmed:
             guard let sessionId = login.sessionId,
-                  let session = try? await context.store.session(id: sessionId), session.isActive(at: now),
+                  let session = try? await sessionStore.session(id: sessionId), session.isActive(at: now),
                   session.subject == login.subject else {
                 throw .redirect(.accessDenied("The app's sign-in has ended; sign in again."), target)
             }
@@ -171,14 +174,14 @@ public struct QRLoginBrowser: Sendable {
     /// The stored sign-in of `code` when `browserBinding` is the cookie of the browser showing it.
     private func owned(_ code: String, _ browserBinding: String?) async -> QRLogin? {
         guard Self.isWellFormed(code), let browserBinding,
-              let login = try? await context.store.qrLogin(codeHash: Self.hash(code)),
+              let login = try? await qrStore.qrLogin(codeHash: Self.hash(code)),
               Secrets.constantTimeEquals(Secrets.hash(browserBinding), login.browserHash) else { return nil }
         return login
     }
 
     private func qrPending(_ pendingIdHash: String, _ browserBinding: String?) async throws(AuthorizationFailure)
         -> (PendingAuthorization, ResolvedClient, QRLoginSettings) {
-        guard let pending = try? await context.store.pending(idHash: pendingIdHash), context.clock.now() < pending.expiresAt,
+        guard let pending = try? await pendingStore.pending(idHash: pendingIdHash), context.clock.now() < pending.expiresAt,
               pending.mode == .browser, PendingAuthorizations.isStartingBrowser(pending, browserBinding),
               let client = try? await authorizations.client(for: pending) else { throw Self.unknown }
         guard let settings = client.service.qrLogin else {

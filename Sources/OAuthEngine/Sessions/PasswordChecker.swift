@@ -82,7 +82,7 @@ struct PasswordChecker: Sendable {
     /// Reserves the attempt's places in the throttle, or the refusal to answer with.
     private func admit(_ keys: LoginThrottle.Keys, _ username: String, client: ResolvedClient,
                        clientAddress: String?) async throws -> Result<LoginThrottle.Reservation, OAuthError> {
-        switch try await guarded("throttle", { try await throttle.reserve(keys, store: counters, clock: clock) }) {
+        switch try await throttle.reserve(keys, store: counters, clock: clock) {
         case .admitted(let reservation):
             return .success(reservation)
         case .refused(let decision):
@@ -118,13 +118,13 @@ struct PasswordChecker: Sendable {
         }
         switch result {
         case .rejected(let rejection):
-            try await guarded("throttle") { try await throttle.failed(reservation, store: counters, now: clock.now()) }
+            try await throttle.failed(reservation, store: counters, now: clock.now())
             metrics.login(connector: type, outcome: "rejected")
             audit.signInFailed(client: client, address: clientAddress, user: username, reason: "rejected",
                                detail: rejection.message)
             return .failure(.accessDenied(rejection.message))
         case .challenge(let challenge):
-            try await guarded("throttle") { try await throttle.unanswered(reservation, store: counters) }
+            try await throttle.unanswered(reservation, store: counters)
             metrics.login(connector: type, outcome: "challenge")
             return .success(.challenge(challenge))
         case .authenticated(let identity):
@@ -132,7 +132,7 @@ struct PasswordChecker: Sendable {
             if deferringReset {
                 return .success(.identity(identity, unsettled: PendingThrottleReset(reservation, throttle: throttle, store: counters)))
             }
-            try await guarded("throttle") { try await throttle.succeeded(reservation, store: counters) }
+            try await throttle.succeeded(reservation, store: counters)
             return .success(.identity(identity))
         }
     }

@@ -34,10 +34,8 @@ struct RateLimiter: Sendable {
         for rule in rules {
             // After `perMinute` in a minute, one more per 60/perMinute seconds: the steady rate.
             let spacing = 60 / Double(max(rule.perMinute, 1))
-            let allowed = try await guarded("rate limit") {
-                try await counters.throttleAttempt(ThrottleRule(keyHash: Secrets.hash(rule.key), limit: rule.perMinute,
-                                                                window: 60, spacing: spacing), at: clock.now())
-            }
+            let allowed = try await counters.throttleAttempt(ThrottleRule(keyHash: Secrets.hash(rule.key), limit: rule.perMinute,
+                                                            window: 60, spacing: spacing), at: clock.now())
             guard allowed else {
                 throw OAuthError(.invalidRequest, "Too many requests from this client; wait a moment, then try again.",
                                  status: 429, retryAfter: max(1, Int(spacing.rounded(.up))))

@@ -8,22 +8,22 @@ import StoreContracts
 /// every replay it detects, is an audit event.
 struct Revocation: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
+    let familyStore: any TokenFamilyStore
 
     /// Revokes one app's family and, when that left the session without a live family, the
     /// session. Returns whether the session ended.
     @discardableResult
     func revokeFamily(_ familyId: String, sessionId: String, at now: Date, reason: AuditEvent.SessionEnd = .revoked,
                       client: String? = nil) async throws -> Bool {
-        let ended = try await guarded("revoke") {
-            try await context.appRevocation.revokeFamily(familyId, sessionId: sessionId, at: now)
-        }
+        let ended = try await context.appRevocation(families: familyStore, sessions: sessionStore).revokeFamily(familyId, sessionId: sessionId, at: now)
         if ended { context.audit.sessionsEnded([sessionId], reason: reason, client: client) }
         return ended
     }
 
     /// Revokes every family of `clientId` (an app instance) and ends sessions left unused.
     func revokeFamilies(ofClient clientId: String, at now: Date, reason: AuditEvent.SessionEnd = .revoked) async throws {
-        let ended = try await guarded("revoke") { try await context.appRevocation.revokeFamilies(ofClient: clientId, at: now) }
+        let ended = try await context.appRevocation(families: familyStore, sessions: sessionStore).revokeFamilies(ofClient: clientId, at: now)
         context.audit.sessionsEnded(ended, reason: reason, client: clientId)
     }
 
@@ -33,9 +33,7 @@ struct Revocation: Sendable {
         context.audit.record(AuditEvent(.codeReplayed, ["client": code.clientId, "session": code.sessionId]))
         if let issuedFamily {
             try await revokeFamily(issuedFamily, sessionId: code.sessionId, at: now, reason: .reuse, client: code.clientId)
-        } else if try await guarded("revoke replayed code", {
-            try await context.appRevocation.endSessionIfUnused(code.sessionId, at: now)
-        }) {
+        } else if try await context.appRevocation(families: familyStore, sessions: sessionStore).endSessionIfUnused(code.sessionId, at: now) {
             context.audit.sessionsEnded([code.sessionId], reason: .reuse, client: code.clientId)
         }
     }

@@ -12,7 +12,8 @@ public struct SSOCookie: Sendable, Equatable {
 /// Browser sign-ins (docs/protocol.md, "SSO"): what the `idc_sso` cookie names, stored under its
 /// hash.
 public struct SSOSessions: Sendable {
-    let store: any SSOStore & SessionStore
+    let records: any SSOStore
+    let sessionStore: any SessionStore
     let refresher: UpstreamRefresher
     let clock: any BrokerClock
     let audit: AuditTrail
@@ -29,7 +30,7 @@ public struct SSOSessions: Sendable {
             var previousHash: String?
             if let ssoToken, Self.isWellFormed(ssoToken) {
                 let hash = Secrets.hash(ssoToken)
-                if let previous = try await store.ssoRecord(hash: hash), previous.expiresAt > now {
+                if let previous = try await records.ssoRecord(hash: hash), previous.expiresAt > now {
                     entries = previous.entries
                     previousHash = hash
                 }
@@ -42,14 +43,14 @@ public struct SSOSessions: Sendable {
             for entry in entries.prefix(20) {
                 if entry.sessionId == session.id {
                     live.append(entry)
-                } else if let other = try await store.session(id: entry.sessionId), other.isActive(at: now) {
+                } else if let other = try await sessionStore.session(id: entry.sessionId), other.isActive(at: now) {
                     live.append(entry)
                     expiresAt = max(expiresAt, other.expiresAt)
                 }
             }
             let token = Secrets.randomToken()
-            try await store.saveSSORecord(SSORecord(entries: live, expiresAt: expiresAt), hash: Secrets.hash(token))
-            if let previousHash { try await store.deleteSSORecord(hash: previousHash) }
+            try await records.saveSSORecord(SSORecord(entries: live, expiresAt: expiresAt), hash: Secrets.hash(token))
+            if let previousHash { try await records.deleteSSORecord(hash: previousHash) }
             return SSOCookie(value: token, maxAge: Int(expiresAt.timeIntervalSince(now)))
         } catch {
             logger.warning("could not remember the SSO sign-in", metadata: ["error": "\(error)"])
@@ -65,7 +66,7 @@ public struct SSOSessions: Sendable {
         guard let record = await record(ssoToken) else { return [] }
         var sessions: [LoginSession] = []
         for entry in record.entries where entry.namespace == client.authService.namespace {
-            guard let session = try? await store.session(id: entry.sessionId), session.isActive(at: clock.now()),
+            guard let session = try? await sessionStore.session(id: entry.sessionId), session.isActive(at: clock.now()),
                   let fresh = try? await refresher.ensureFresh(session, authService: client.authService) else { continue }
             sessions.append(fresh)
         }
@@ -87,19 +88,17 @@ public struct SSOSessions: Sendable {
     public func forget(_ ssoToken: String?) async throws -> [SSORecord.Entry] {
         guard let ssoToken, Self.isWellFormed(ssoToken) else { return [] }
         let hash = Secrets.hash(ssoToken)
-        guard let record = try await guarded("sso", { try await store.ssoRecord(hash: hash) }) else { return [] }
+        guard let record = try await records.ssoRecord(hash: hash) else { return [] }
         let now = clock.now()
-        try await guarded("sso logout") {
-            for entry in record.entries { try await store.revokeSession(id: entry.sessionId, at: now) }
-            try await store.deleteSSORecord(hash: hash)
-        }
+        for entry in record.entries { try await sessionStore.revokeSession(id: entry.sessionId, at: now) }
+        try await records.deleteSSORecord(hash: hash)
         audit.sessionsEnded(record.entries.map(\.sessionId), reason: .logout)
         return record.entries
     }
 
     private func record(_ ssoToken: String?) async -> SSORecord? {
         guard let ssoToken, Self.isWellFormed(ssoToken),
-              let record = try? await store.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return nil }
+              let record = try? await records.ssoRecord(hash: Secrets.hash(ssoToken)), record.expiresAt > clock.now() else { return nil }
         return record
     }
 

@@ -27,6 +27,7 @@ struct PreparedUpstreamLogout: Sendable {
 /// LogoutResponse at `/saml/slo` takes it.
 struct UpstreamLogout: Sendable {
     let context: EngineContext
+    let grantStore: any OneTimeGrantStore
     let vault: UpstreamVault
 
     /// How long the identity source has to answer.
@@ -59,7 +60,7 @@ struct UpstreamLogout: Sendable {
                 UpstreamLogoutRequest(userId: prepared.userId, upstream: prepared.upstream, relayState: relayState)) else { return nil }
             let pending = Pending(clientId: prepared.clientId, savedState: start.savedState, postLogoutRedirect: postLogoutRedirect)
             let sealed = try context.vault.seal(try JSONEncoder.sortedCompact.encode(pending), VaultBindings.upstreamLogout(hash: hash))
-            try await context.store.insertOneTimeGrant(hash: hash, sealed: sealed, expiresAt: context.clock.now().addingTimeInterval(Self.lifetime))
+            try await grantStore.insertOneTimeGrant(hash: hash, sealed: sealed, expiresAt: context.clock.now().addingTimeInterval(Self.lifetime))
             return start.action
         } catch {
             context.logger.warning("could not start the identity provider's logout; signed out of the broker only",
@@ -74,7 +75,7 @@ struct UpstreamLogout: Sendable {
             throw OAuthError.invalidRequest("The logout response carries no RelayState of this service.")
         }
         let hash = Secrets.hash("slo:" + relayState)
-        guard let taken = try await guarded("take logout state", { try await context.store.takeOneTimeGrant(hash: hash) }),
+        guard let taken = try await grantStore.takeOneTimeGrant(hash: hash),
               context.clock.now() < taken.expiresAt else {
             throw OAuthError.invalidRequest("Unknown or expired sign-out; you are signed out of this service.")
         }

@@ -15,6 +15,8 @@ public struct SessionEnded: Error, Sendable {
 /// (a lease row in storage); concurrent callers share the result.
 struct UpstreamRefresher: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
+    let leaseStore: any RefreshLeaseStore
     let vault: UpstreamVault
     let coordinator: RefreshCoordinator
     /// Identifies this process in refresh leases shared with other instances.
@@ -42,20 +44,18 @@ struct UpstreamRefresher: Sendable {
     /// Takes the session's refresh lease so that exactly one instance calls the identity source;
     /// the others wait until the new token appears (or the lease runs out).
     private func refreshUnderLease(sessionId: String, authService: ResolvedAuthService) async throws -> LoginSession {
-        let store = context.store, clock = context.clock
+        let clock = context.clock
         let holder = instanceId + ":" + Secrets.randomToken(bytes: 6)
         let deadline = ContinuousClock.now + .seconds(Self.leaseDuration + 5)
         while true {
-            let acquired = try await guarded("refresh lease") {
-                try await store.acquireRefreshLease(sessionId: sessionId, holder: holder,
-                                                    until: clock.now().addingTimeInterval(Self.leaseDuration), now: clock.now())
-            }
+            let acquired = try await leaseStore.acquireRefreshLease(sessionId: sessionId, holder: holder,
+                                                until: clock.now().addingTimeInterval(Self.leaseDuration), now: clock.now())
             if acquired {
-                defer { Task { try? await store.releaseRefreshLease(sessionId: sessionId, holder: holder) } }
+                defer { Task { try? await leaseStore.releaseRefreshLease(sessionId: sessionId, holder: holder) } }
                 return try await refresh(sessionId: sessionId, authService: authService)
             }
             try await Task.sleep(for: .milliseconds(25))
-            guard let latest = try await guarded("session", { try await store.session(id: sessionId) }),
+            guard let latest = try await sessionStore.session(id: sessionId),
                   latest.isActive(at: clock.now()) else { throw SessionEnded(reason: "The sign-in session has ended.") }
             if !isDue(latest) { return latest }
             if ContinuousClock.now > deadline {
@@ -65,10 +65,9 @@ struct UpstreamRefresher: Sendable {
     }
 
     private func refresh(sessionId: String, authService: ResolvedAuthService) async throws -> LoginSession {
-        let store = context.store
         let type = authService.service.provider.type
         let now = context.clock.now()
-        guard let current = try await guarded("session", { try await store.session(id: sessionId) }), current.isActive(at: now) else {
+        guard let current = try await sessionStore.session(id: sessionId), current.isActive(at: now) else {
             throw SessionEnded(reason: "The sign-in session has ended.")
         }
         // Another caller (or instance) may have refreshed it meanwhile.
@@ -94,14 +93,12 @@ struct UpstreamRefresher: Sendable {
             try await end(current, reason: reason, type: type)
         case .refreshed(let token, let attributes):
             let sealed = try vault.seal(token, sessionId: current.id, authServiceId: current.authServiceId)
-            let updated = try await guarded("store refreshed upstream") {
-                try await store.updateUpstream(sessionId: current.id, sealedUpstream: sealed, upstreamExpiresAt: token.expiresAt,
-                                               attributes: attributes, expectedVersion: current.version)
-            }
+            let updated = try await sessionStore.updateUpstream(sessionId: current.id, sealedUpstream: sealed, upstreamExpiresAt: token.expiresAt,
+                                           attributes: attributes, expectedVersion: current.version)
             context.metrics.upstreamRefresh(connector: type, outcome: "refreshed")
             guard updated else {
                 // Someone else stored a newer token first: use theirs.
-                guard let latest = try await guarded("session", { try await store.session(id: sessionId) }),
+                guard let latest = try await sessionStore.session(id: sessionId),
                       latest.isActive(at: now) else { throw SessionEnded(reason: "The sign-in session has ended.") }
                 return latest
             }
@@ -115,7 +112,7 @@ struct UpstreamRefresher: Sendable {
     }
 
     private func end(_ session: LoginSession, reason: String, type: String) async throws -> Never {
-        try await guarded("end session") { try await context.store.revokeSession(id: session.id, at: context.clock.now()) }
+        try await sessionStore.revokeSession(id: session.id, at: context.clock.now())
         context.metrics.upstreamRefresh(connector: type, outcome: "ended")
         context.audit.record(.sessionEnded(session: session.id, reason: .identitySource))
         throw SessionEnded(reason: reason)

@@ -14,7 +14,9 @@ struct WebSSOGrant: Codable {
 /// App-to-web SSO (docs/protocol.md, "App-to-web SSO"): a signed-in app instance hands its browser
 /// a one-time `css` value that signs the browser in as the instance's bound user without the form.
 public struct WebSSO: Sendable {
-    let store: any OneTimeGrantStore & RegisteredClientStore & SessionStore
+    let grants: any OneTimeGrantStore
+    let instances: any RegisteredClientStore
+    let sessionStore: any SessionStore
     let live: LiveState
     let clock: any BrokerClock
     let logger: Logger
@@ -26,13 +28,13 @@ public struct WebSSO: Sendable {
     /// names is sealed); nil when the instance is not bound.
     func issue(for client: ResolvedClient) async throws -> String? {
         guard let instance = client.instance,
-              let current = try await store.registeredClient(id: instance.clientId),
+              let current = try await instances.registeredClient(id: instance.clientId),
               let sessionId = current.sessionId, let subject = current.boundSubject else { return nil }
         let value = Secrets.randomToken()
         let hash = Secrets.hash(value)
         let grant = WebSSOGrant(sessionId: sessionId, subject: subject, namespace: client.authService.namespace)
         let sealed = try live.snapshot.vault.seal(try JSONEncoder.sortedCompact.encode(grant), VaultBindings.webSSO(hash: hash))
-        try await store.insertOneTimeGrant(hash: hash, sealed: sealed, expiresAt: clock.now().addingTimeInterval(Self.lifetime))
+        try await grants.insertOneTimeGrant(hash: hash, sealed: sealed, expiresAt: clock.now().addingTimeInterval(Self.lifetime))
         return value
     }
 
@@ -44,11 +46,11 @@ public struct WebSSO: Sendable {
         let hash = Secrets.hash(value)
         let now = clock.now()
         do {
-            guard let taken = try await store.takeOneTimeGrant(hash: hash), now < taken.expiresAt else { return nil }
+            guard let taken = try await grants.takeOneTimeGrant(hash: hash), now < taken.expiresAt else { return nil }
             let grant = try JSONDecoder().decode(WebSSOGrant.self,
                                                  from: try live.snapshot.vault.open(taken.sealed, VaultBindings.webSSO(hash: hash)))
             guard grant.namespace == client.authService.namespace,
-                  let session = try await store.session(id: grant.sessionId),
+                  let session = try await sessionStore.session(id: grant.sessionId),
                   session.isActive(at: now), session.subject == grant.subject else { return nil }
             return session
         } catch {

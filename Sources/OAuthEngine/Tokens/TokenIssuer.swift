@@ -8,6 +8,9 @@ import StoreContracts
 /// "Sessions and upstream tokens").
 struct TokenIssuer: Sendable {
     let context: EngineContext
+    let sessionStore: any SessionStore
+    let familyStore: any TokenFamilyStore
+    let accessTokenStore: any AccessTokenStore
     let upstream: UpstreamVault
     let binding: InstanceBinding
 
@@ -53,12 +56,12 @@ struct TokenIssuer: Sendable {
         do {
             try await binding.bind(client, to: session)
         } catch {
-            _ = try? await context.appRevocation.endSessionIfUnused(session.id, at: context.clock.now())
+            _ = try? await context.appRevocation(families: familyStore, sessions: sessionStore).endSessionIfUnused(session.id, at: context.clock.now())
             throw error
         }
         let first = makeFamily(session: session, client: authenticated, scope: scope, nonce: nonce, familyId: familyId,
                                resources: resources, claims: claims, online: online)
-        try await context.store.insertFamily(first.family)
+        try await familyStore.insertFamily(first.family)
         return try await mintFirst(first, session: session, client: client, keys: keys)
     }
 
@@ -129,7 +132,7 @@ struct TokenIssuer: Sendable {
             accessToken = try keys.sign(claims.serialized, type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()
-            try await context.store.insertOpaqueToken(OpaqueAccessToken(
+            try await accessTokenStore.insertOpaqueToken(OpaqueAccessToken(
                 hash: Secrets.hash(accessToken), jti: jti, familyId: family.id, clientId: family.clientId,
                 scope: family.scope, issuedAt: now, expiresAt: expiresAt))
         }

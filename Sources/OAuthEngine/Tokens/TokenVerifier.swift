@@ -21,6 +21,7 @@ public struct VerifiedAccessToken: Sendable {
 /// expired.
 struct TokenVerifier: Sendable {
     let context: EngineContext
+    let accessTokenStore: any AccessTokenStore
     let clients: ClientRegistry
     let keys: SigningKeyReloader
     /// Access tokens whose signature, type and issuer checked out, by their exact text, with their
@@ -67,13 +68,13 @@ struct TokenVerifier: Sendable {
             !access.accessTokenRevoked && access.family.revokedAt == nil && access.session.isActive(at: now)
                 && (sessionId == nil || sessionId == access.session.id)
         }
-        let changes = context.store.accessContextChanges
+        let changes = accessTokenStore.accessContextChanges
         if let cached = contexts.context(familyId: familyId, jti: jti, changes: changes), admits(cached),
            cached.session.upstreamExpiresAt.map({ $0.timeIntervalSince(now) > UpstreamRefresher.margin }) ?? true {
             return cached
         }
         let readAt = ContinuousClock.now
-        guard let access = try await guarded("access context", { try await context.store.accessContext(familyId: familyId, jti: jti) }),
+        guard let access = try await accessTokenStore.accessContext(familyId: familyId, jti: jti),
               admits(access) else { return nil }
         contexts.store(access, familyId: familyId, jti: jti, changes: changes, readAt: readAt)
         return access
@@ -84,7 +85,7 @@ struct TokenVerifier: Sendable {
     func opaqueRecord(_ token: String) async throws -> OpaqueAccessToken? {
         let hash = Secrets.hash(token)
         if let record = opaque.value(for: hash) { return record }
-        guard let record = try await guarded("opaque token", { try await context.store.opaqueToken(hash: hash) }) else { return nil }
+        guard let record = try await accessTokenStore.opaqueToken(hash: hash) else { return nil }
         opaque.store(record, for: hash)
         return record
     }

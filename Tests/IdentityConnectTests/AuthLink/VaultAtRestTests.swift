@@ -67,7 +67,7 @@ struct VaultAtRestTests {
                 #expect(statuses.allSatisfy { $0 == 200 })
                 #expect(result.resealed >= 11)   // 10 sessions and the signing key at least
                 for kind in SealedValue.Kind.allCases {
-                    for value in try await broker.engine.store.sealedValues(kind, after: nil, limit: 1000) {
+                    for value in try await broker.engine.storage.sealed.sealedValues(kind, after: nil, limit: 1000) {
                         #expect(Vault.keyId(of: value.data) == "v2", "\(kind) \(value.id)")
                     }
                 }

@@ -28,7 +28,7 @@ struct MFATimeStepTests {
         try await MFAStoreTests.enrolTOTP(broker, service: "required", user: "alice", secret: secret)
         if !recoveryCodes.isEmpty {
             let subject = SubjectIdentifier.make(namespace: "env:\(MFAFixture.appKey)/required", userId: "alice")
-            try await broker.engine.store.replaceRecoveryCodes(subject: subject, hashes: RecoveryCodes.hashes(recoveryCodes, subject: subject),
+            try await broker.engine.storage.mfa.replaceRecoveryCodes(subject: subject, hashes: RecoveryCodes.hashes(recoveryCodes, subject: subject),
                                                             at: broker.clock.now())
         }
         return broker
@@ -72,7 +72,7 @@ struct MFATimeStepTests {
             broker.clock.advance(60)
             #expect((try await grant(Self.code(broker, -1)).json["error_description"] as? String)?.contains("used already") == true)
             #expect(try await grant(Self.code(broker, 1)).status == .ok)
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
         }
     }
 
@@ -93,7 +93,7 @@ struct MFATimeStepTests {
                 #expect(replay["error"] == "access_denied" && replay["error_description"]?.contains("used already") == true, "\(replay)")
                 #expect(try await tempLogin(two, Self.code(first, 0))["code"] != nil)
                 #expect(try await tempLogin(one, Self.code(first, 0))["error"] == "access_denied")
-                for broker in [first, second] { try await broker.engine.store.close() }
+                for broker in [first, second] { try await broker.engine.storage.maintenance.close() }
             }
         }
     }
@@ -116,7 +116,7 @@ struct MFATimeStepTests {
             #expect(reused["error"] == "access_denied" && reused["error_description"]?.contains("works once") == true, "\(reused)")
             #expect(try await tempLogin(codes[1].uppercased())["code"] != nil)
             #expect(try await tempLogin(codes[1])["error"] == "access_denied")
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
         }
     }
 
@@ -140,7 +140,7 @@ struct MFATimeStepTests {
             let next = MFAPage(html: try await other.get(try must(try await other.signIn().location)).text)
             let replay = try await other.post(try must(next.action), [("csrf_token", try must(next.csrfToken)), ("otp", Self.code(broker, 1))])
             #expect(MFAPage(html: replay.text).error?.contains("used already") == true)
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
         }
     }
 
@@ -163,7 +163,7 @@ struct MFATimeStepTests {
             let accepted = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 0))])
             #expect(accepted.status == .found)
             #expect(queryItems(try must(accepted.location))["code"] != nil)
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
         }
     }
 }

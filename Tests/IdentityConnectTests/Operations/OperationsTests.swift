@@ -53,7 +53,7 @@ struct OperationsTests {
     func notReady() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
             let response = try await client.get("/readyz")
             #expect(response.status == .serviceUnavailable)
             #expect(try await client.get("/healthz").status == .ok)
@@ -160,12 +160,12 @@ struct OperationsTests {
             _ = try await Flows.automatedLogin(client)
             _ = try await client.postForm("/oauth/auth", [("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect), ("response_type", "code")])
             broker.clock.advance(86_400 + 120)
-            let removed = try await broker.engine.store.purgeExpired(before: broker.clock.now())
+            let removed = try await broker.engine.storage.maintenance.purgeExpired(before: broker.clock.now())
             #expect(removed >= 2)
             broker.clock.advance(1_209_600 + 10)
             _ = try await Flows.tokens(client)
             broker.clock.advance(1_209_600 + 3_700)
-            #expect(try await broker.engine.store.purgeExpired(before: broker.clock.now()) >= 2)
+            #expect(try await broker.engine.storage.maintenance.purgeExpired(before: broker.clock.now()) >= 2)
         }
     }
 }

@@ -62,7 +62,7 @@ struct StartRefusalTests {
         let prepared = try await Self.prepare(ServeOptions(configDirectory: config, host: "0.0.0.0", port: 0,
                                                            storage: "sqlite:\(database)", development: true))
         #expect(prepared.settings.issuer == "http://localhost:0")
-        try await prepared.engine.store.close()
+        try await prepared.engine.storage.maintenance.close()
     }
 
     @Test("a port another process listens on is a one-line error, and nothing is created")
@@ -101,7 +101,7 @@ struct StartRefusalTests {
         first = nil
         let prepared = try await Self.prepare(ServeOptions(configDirectory: config, port: 0, storage: "sqlite:\(database)"))
         #expect(prepared.sqliteLock != nil)
-        try await prepared.engine.store.close()
+        try await prepared.engine.storage.maintenance.close()
     }
 
     @Test("server.adminPort: read with its host; a host without a port, or the broker's own port, is refused")

@@ -43,9 +43,9 @@ struct QRLoginTests {
             #expect(try await Flows.validate(client, webAccess).json["id"] as? String == "alice")
 
             // One session: the app's. Ending it ends the browser's sign-in too.
-            let sessions = try await broker.engine.store.liveSessions(authServiceId: "users", user: "alice", at: broker.clock.now(), limit: 10)
+            let sessions = try await broker.engine.storage.sessions.liveSessions(authServiceId: "users", user: "alice", at: broker.clock.now(), limit: 10)
             #expect(sessions.count == 1)
-            try await broker.engine.store.revokeSession(id: try #require(sessions.first).id, at: broker.clock.now())
+            try await broker.engine.storage.sessions.revokeSession(id: try #require(sessions.first).id, at: broker.clock.now())
             #expect(try await Flows.validate(client, webAccess).status == .unauthorized)
             #expect(try await Flows.validate(client, token).status == .unauthorized)
             // The code was used: answering again is a conflict; finishing again is refused.

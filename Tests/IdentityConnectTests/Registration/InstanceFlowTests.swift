@@ -36,7 +36,7 @@ struct InstanceFlowTests {
             #expect(exchangeWithoutSecret.status == .unauthorized && exchangeWithoutSecret.json["error"] as? String == "invalid_client")
 
             // The first sign-in bound the instance to alice's session.
-            let stored = try #require(try await broker.engine.store.registeredClient(id: instance.clientId))
+            let stored = try #require(try await broker.engine.storage.registeredClients.registeredClient(id: instance.clientId))
             #expect(stored.boundSubject != nil)
             #expect(stored.sessionId != nil)
             let validated = try await Flows.validate(client, access)

@@ -37,7 +37,7 @@ struct InstanceWebOriginsTests {
             #expect(answer.status == .created, "\(answer.text)")
             #expect(answer.json["web_origins"] as? [String] == [Self.hybrid, "+"])
             let clientId = try #require(answer.json["client_id"] as? String)
-            let stored = try #require(try await broker.engine.store.registeredClient(id: clientId))
+            let stored = try #require(try await broker.engine.storage.registeredClients.registeredClient(id: clientId))
             #expect(stored.webOrigins == [Self.hybrid, "+"] && stored.allowedWebOrigins == [Self.hybrid, Self.web])
 
             for origin in [Self.hybrid, Self.web] {
@@ -75,7 +75,7 @@ struct InstanceWebOriginsTests {
                 #expect(answer.json["error"] as? String == "invalid_client_metadata")
                 #expect((answer.json["error_description"] as? String)?.contains(reason) == true, "\(answer.text)")
             }
-            #expect(try await broker.engine.store.registeredClients(appKey: TestBroker.appKey).isEmpty)
+            #expect(try await broker.engine.storage.registeredClients.registeredClients(appKey: TestBroker.appKey).isEmpty)
         }
     }
 }

@@ -76,7 +76,7 @@ struct RegistrationTests {
             #expect(json["scope"] as? String == "openid native")
             #expect(json["device_type"] as? String == "iphone")
             // Nothing secret at rest: storage holds only hashes.
-            let stored = try #require(try await broker.engine.store.registeredClient(id: clientId))
+            let stored = try #require(try await broker.engine.storage.registeredClients.registeredClient(id: clientId))
             #expect(stored.secretHash == Secrets.hash(json["client_secret"] as! String))
             #expect(stored.appKey == TestBroker.appKey)
             for suffix in ["", "-wal"] {
@@ -99,7 +99,7 @@ struct RegistrationTests {
             }
             let none = try await client.postRaw("/oauth/register", body: body, contentType: "application/json")
             #expect(none.status == .unauthorized)
-            #expect(try await broker.engine.store.registeredClients(appKey: TestBroker.appKey).isEmpty)
+            #expect(try await broker.engine.storage.registeredClients.registeredClients(appKey: TestBroker.appKey).isEmpty)
         }
     }
 
@@ -130,7 +130,7 @@ struct RegistrationTests {
                 #expect(answer.status == .badRequest, "\(error)")
                 #expect(answer.json["error"] as? String == error)
             }
-            #expect(try await broker.engine.store.registeredClients(appKey: TestBroker.appKey).isEmpty)
+            #expect(try await broker.engine.storage.registeredClients.registeredClients(appKey: TestBroker.appKey).isEmpty)
         }
     }
 
@@ -170,7 +170,7 @@ struct RegistrationTests {
             #expect(try await client.execute(uri: uri, method: .delete, headers: Self.bearer("wrong")).status == .unauthorized)
             #expect(try await client.execute(uri: uri, method: .delete, headers: Self.bearer(latest)).status == .noContent)
             #expect(try await client.get(uri, headers: Self.bearer(latest)).status == .unauthorized)
-            #expect(try await broker.engine.store.registeredClient(id: json["client_id"] as! String) == nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: json["client_id"] as! String) == nil)
         }
     }
 
@@ -184,7 +184,7 @@ struct RegistrationTests {
             let answer = try await InstanceFlows.browserSignIn(client, clientId: instance.clientId)
             let location = try #require(answer.location)
             #expect(queryItems(location)["error"] == "access_denied")
-            #expect(try await broker.engine.store.registeredClient(id: instance.clientId)?.boundSubject == nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: instance.clientId)?.boundSubject == nil)
         }
     }
 
@@ -222,10 +222,10 @@ struct RegistrationTests {
             let maintenance = MaintenanceService(engine: broker.engine, interval: .seconds(60), logger: logger)
             clock.advance(3500)
             await maintenance.runOnce()
-            #expect(try await broker.engine.store.registeredClient(id: clientId) != nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: clientId) != nil)
             clock.advance(200)
             await maintenance.runOnce()
-            #expect(try await broker.engine.store.registeredClient(id: clientId) == nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: clientId) == nil)
         }
     }
 }

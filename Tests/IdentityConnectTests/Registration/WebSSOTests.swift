@@ -23,7 +23,7 @@ struct WebSSOTests {
             let instance = try await InstanceFlows.register(client, broker: broker)
             let tokens = try await InstanceFlows.signIn(client, instance).json
             let css = try #require(tokens["css"] as? String)
-            let appSubject = try #require(try await broker.engine.store.registeredClient(id: instance.clientId)?.boundSubject)
+            let appSubject = try #require(try await broker.engine.storage.registeredClients.registeredClient(id: instance.clientId)?.boundSubject)
 
             let web = try await Self.webAuthorize(client, cookie: "css=\(css)")
             #expect(web.status == .found)

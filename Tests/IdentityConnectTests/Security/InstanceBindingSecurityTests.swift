@@ -25,7 +25,7 @@ struct InstanceBindingSecurityTests {
             // SSO still works (the code goes to the app's own redirect URI on the victim's device)…
             #expect(queryItems(try #require(silent.location))["code"] != nil)
             // …but issuing it bound nothing.
-            let stored = try #require(try await broker.engine.store.registeredClient(id: attacker.clientId))
+            let stored = try #require(try await broker.engine.storage.registeredClients.registeredClient(id: attacker.clientId))
             #expect(stored.boundSubject == nil)
             #expect(stored.sessionId == nil)
             // client_credentials gives the attacker neither the victim's tokens nor a css value.
@@ -43,18 +43,18 @@ struct InstanceBindingSecurityTests {
             let instance = try await InstanceFlows.register(client, broker: broker)
             let answer = try await InstanceFlows.browserSignIn(client, clientId: instance.clientId)
             let code = try redirectCode(answer)
-            #expect(try await broker.engine.store.registeredClient(id: instance.clientId)?.boundSubject == nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: instance.clientId)?.boundSubject == nil)
             // A redemption that fails PKCE binds nothing and keeps the code for its holder.
             let wrong = try await client.postForm("/oauth/token", [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.nativeRedirect),
                 ("client_id", instance.clientId), ("code_verifier", String(repeating: "x", count: 43))], headers: instance.basic)
             #expect(wrong.json["error"] as? String == "invalid_grant")
-            #expect(try await broker.engine.store.registeredClient(id: instance.clientId)?.boundSubject == nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: instance.clientId)?.boundSubject == nil)
             let tokens = try await client.postForm("/oauth/token", [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.nativeRedirect),
                 ("client_id", instance.clientId), ("code_verifier", Flows.verifier)], headers: instance.basic)
             #expect(tokens.status == .ok)
-            #expect(try await broker.engine.store.registeredClient(id: instance.clientId)?.boundSubject != nil)
+            #expect(try await broker.engine.storage.registeredClients.registeredClient(id: instance.clientId)?.boundSubject != nil)
             let relogin = try await InstanceFlows.relogin(client, instance)
             #expect(relogin.status == .ok)
             #expect(try await Flows.validate(client, try #require(relogin.json["access_token"] as? String)).json["id"] as? String == "alice")

@@ -45,7 +45,7 @@ struct ThrottleConcurrencyTests {
                 #expect(refused.isEmpty, "round \(round): \(refused.count) of \(Self.clients) refused: \(refused.prefix(3))")
             }
             // Its pool's connections go back to the test server, which the whole suite shares.
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
         }
     }
 
@@ -66,7 +66,7 @@ struct ThrottleConcurrencyTests {
                 for index in 0..<5 { _ = try await Self.passwordGrant(index % 2 == 0 ? one : two, "wrong") }
                 #expect(try await Self.passwordGrant(one, "bobpw").status == .tooManyRequests)
                 #expect(try await Self.passwordGrant(two, "bobpw").status == .tooManyRequests)
-                for broker in [first, second] { try await broker.engine.store.close() }
+                for broker in [first, second] { try await broker.engine.storage.maintenance.close() }
             }
         }
     }
@@ -94,7 +94,7 @@ struct ThrottleConcurrencyTests {
             // The success cleared the username's failures: four wrong ones and the right one pass.
             for _ in 1...4 { #expect(try await Self.passwordGrant(client, "wrong").status == .badRequest) }
             #expect(try await Self.passwordGrant(client, "bobpw").status == .ok)
-            try await broker.engine.store.close()
+            try await broker.engine.storage.maintenance.close()
         }
     }
 }

@@ -71,7 +71,7 @@ struct ValidationCacheTests {
     func memo() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in _ = try await Flows.tokens(client) }
-        let session = try #require(try await broker.engine.context.store.liveSessions(authServiceId: nil, user: nil, at: Date(), limit: 1).first)
+        let session = try #require(try await broker.engine.storage.sessions.liveSessions(authServiceId: nil, user: nil, at: Date(), limit: 1).first)
         let family = TokenFamily(id: "f1", sessionId: session.id, clientId: TestBroker.appKey, scope: "openid", nonce: nil,
                                  createdAt: Date(), refreshHash: nil, refreshExpiresAt: nil)
         let context = AccessContext(family: family, session: session, accessTokenRevoked: false)
