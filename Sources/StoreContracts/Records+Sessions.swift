@@ -72,6 +72,9 @@ public struct LoginSession: Sendable, Equatable {
 
     public func isActive(at now: Date) -> Bool { revokedAt == nil && now < expiresAt }
 
+    /// The client of the auth service the user signed in at (`appKey.authServiceId`).
+    public var authServiceClient: ClientID { ClientID(appKey: appKey, authServiceId: authServiceId) }
+
     /// The session as storing `family` with it leaves it (`TokenFamilyStore.insertFamily`): a
     /// refresh token moves `expiresAt` out to the token's expiry, never past `maxExpiresAt`, and
     /// notes the use (`lastUsedAt`). A family without a refresh token changes nothing. For a store

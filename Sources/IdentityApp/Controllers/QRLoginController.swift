@@ -37,7 +37,7 @@ struct QRLoginController {
                                                      wait: .seconds(wait))
             return Responses.json(object: ["state": .string(state.rawValue)])
         }
-        group.get("oauth/qr/finish") { request, _ in await finish(request) }
+        group.get("oauth/qr/finish") { request, context in await finish(request, context) }
     }
 
     static func code(_ request: Request) -> String {
@@ -48,20 +48,15 @@ struct QRLoginController {
         do {
             return services.pages.qrLogin(try await start())
         } catch {
-            return render(error)
+            return services.render(error)
         }
     }
 
-    private func finish(_ request: Request) async -> Response {
+    private func finish(_ request: Request, _ context: AppRequestContext) async -> Response {
         do {
-            switch try await engine.qrBrowser.finish(code: Self.code(request), browserBinding: cookies.existingBinding(request)) {
-            case .signedIn(let completion):
-                var response = Responses.redirect(completion.redirect)
-                let session = completion.session
-                if let client = engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {
-                    cookies.setSSO(await engine.sso.remember(session, client: client, ssoToken: cookies.ssoToken(request)), on: &response)
-                }
-                return response
+            switch try await engine.qrBrowser.finish(code: Self.code(request), browser: services.browser(request, context)) {
+            case .finished(let result):
+                return services.render(result)
             case .pending(let display):
                 return services.pages.qrLogin(display)
             case .refused(let back):
@@ -70,14 +65,7 @@ struct QRLoginController {
                 return services.pages.qrExpired(restart: restart)
             }
         } catch {
-            return render(error)
-        }
-    }
-
-    private func render(_ failure: AuthorizationFailure) -> Response {
-        switch failure {
-        case .cannotRedirect(let error): services.pages.errorPage(error)
-        case .redirect(let error, let target): Responses.redirect(target.url(for: error))
+            return services.render(error)
         }
     }
 }

@@ -22,7 +22,7 @@ struct SecondStepController {
         group.refuseOtherMethods("oauth/mfa/:id/continue", allow: [.post])
         group.get("oauth/mfa/:id") { request, context in
             await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
-                try await engine.secondStep.page(id: Self.id(context), browserBinding: cookies.existingBinding(request))
+                try await engine.secondStep.page(id: Self.id(context), browser: services.browser(request, context))
             }
         }
         group.post("oauth/mfa/:id") { request, context in
@@ -32,9 +32,7 @@ struct SecondStepController {
             }
             return await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
                 try await engine.secondStep.submitCode(id: Self.id(context), parameters: parameters,
-                                                       browserBinding: cookies.existingBinding(request),
-                                                       clientAddress: services.clientAddress(request, context),
-                                                       userAgent: request.headers[.userAgent])
+                                                       browser: services.browser(request, context))
             }
         }
         group.post("oauth/mfa/:id/continue") { request, context in
@@ -44,9 +42,7 @@ struct SecondStepController {
             }
             return await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
                 try await engine.secondStep.proceed(id: Self.id(context), parameters: parameters,
-                                                    browserBinding: cookies.existingBinding(request),
-                                                    clientAddress: services.clientAddress(request, context),
-                                                    userAgent: request.headers[.userAgent])
+                                                    browser: services.browser(request, context))
             }
         }
         group.post("oauth/mfa/:id/passkey") { request, context in
@@ -57,10 +53,8 @@ struct SecondStepController {
             let body = Data(buffer: buffer)
             do {
                 let outcome = try await engine.secondStep.submitPasskey(id: Self.id(context), body: body,
-                                                                      browserBinding: cookies.existingBinding(request),
-                                                                      clientAddress: services.clientAddress(request, context),
-                                                                      userAgent: request.headers[.userAgent])
-                return await json(outcome, request)
+                                                                      browser: services.browser(request, context))
+                return json(outcome)
             } catch let failure as AuthorizationFailure {
                 return Responses.json(["error": failure.error.errorDescription], status: .badRequest)
             } catch {
@@ -81,36 +75,27 @@ struct SecondStepController {
                 return Responses.redirect(location, status: .seeOther)
             case .redirect(let location):
                 return Responses.redirect(location)
-            case .signedIn(let completion):
-                var response = Responses.redirect(completion.redirect)
-                await remember(completion, request, on: &response)
-                return response
+            case .finished(let result):
+                return services.render(result)
             }
         } catch {
-            switch error {
-            case .cannotRedirect(let oauthError): return services.pages.errorPage(oauthError)
-            case .redirect(let oauthError, let target): return Responses.redirect(target.url(for: oauthError))
-            }
+            return services.render(error)
         }
     }
 
     /// Renders an outcome for the page's script: where to go next, or why it failed.
-    private func json(_ outcome: SecondStepOutcome, _ request: Request) async -> Response {
+    private func json(_ outcome: SecondStepOutcome) -> Response {
         switch outcome {
         case .page(let model, let status):
             return Responses.json(["error": model.error ?? "The passkey was not accepted."], status: .init(code: status))
         case .next(let location), .redirect(let location):
             return Responses.json(["redirect": location])
-        case .signedIn(let completion):
+        case .finished(.secondStep(let location)):
+            return Responses.json(["redirect": location])
+        case .finished(.signedIn(let completion)):
             var response = Responses.json(["redirect": completion.redirect])
-            await remember(completion, request, on: &response)
+            cookies.setSSO(completion.sso, on: &response)
             return response
         }
-    }
-
-    private func remember(_ completion: SignInCompletion, _ request: Request, on response: inout Response) async {
-        let session = completion.session
-        guard completion.browserBound, let client = engine.state.directory.resolve(session.appKey + "." + session.authServiceId) else { return }
-        cookies.setSSO(await engine.sso.remember(session, client: client, ssoToken: cookies.ssoToken(request)), on: &response)
     }
 }

@@ -52,23 +52,11 @@ struct TempLoginController {
         let fromBrowser = formToken != nil || wantsHTML(request)
         do {
             switch try await passwordSignIn.signIn(pendingId: id, parameters: parameters, csrfToken: formToken,
-                                                                browserBinding: cookies.existingBinding(request),
-                                                                clientAddress: services.clientAddress(request, context),
-                                                                userAgent: request.headers[.userAgent]) {
+                                                   browser: services.browser(request, context)) {
             case .redirect(let location):
                 return Responses.redirect(location)
-            case .signedIn(let completion):
-                var response = Responses.redirect(completion.redirect)
-                // Only the browser that started the sign-in is remembered
-                // (docs/security.md, rules 4 and 10).
-                if completion.browserBound,
-                   let client = services.engine.state.directory.resolve(completion.session.appKey + "." + completion.session.authServiceId) {
-                    cookies.setSSO(await services.engine.sso.remember(completion.session, client: client,
-                                                                      ssoToken: cookies.ssoToken(request)), on: &response)
-                }
-                return response
-            case .secondStep(let page):
-                return Responses.redirect(page, status: .seeOther)
+            case .finished(let result):
+                return services.render(result)
             case .retry(let pendingId, _):
                 return Responses.redirect(RedirectURL.build(services.engine.authorize.tempLoginURI(pendingId), [("error", "access_denied")]))
             }

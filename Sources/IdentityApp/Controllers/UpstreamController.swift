@@ -65,25 +65,10 @@ struct UpstreamController {
         var values: [String: String] = [:]
         for name in parameters.names where name != Self.bounceField { values[name] = parameters[name] ?? "" }
         do {
-            let result = try await services.engine.upstreamSignIn.finish(
-                kind: kind, parameters: values, browserBinding: cookies.existingBinding(request),
-                clientAddress: services.clientAddress(request, context), userAgent: request.headers[.userAgent])
-            guard case .signedIn(let completion) = result else {
-                if case .secondStep(let page) = result { return Responses.redirect(page, status: .seeOther) }
-                return services.pages.errorPage(.internalFailure("unexpected upstream result"))
-            }
-            var response = Responses.redirect(completion.redirect)
-            let session = completion.session
-            if completion.browserBound, let client = services.engine.state.directory.resolve(session.appKey + "." + session.authServiceId) {
-                cookies.setSSO(await services.engine.sso.remember(session, client: client, ssoToken: cookies.ssoToken(request)),
-                               on: &response)
-            }
-            return response
+            return services.render(try await services.engine.upstreamSignIn.finish(
+                kind: kind, parameters: values, browser: services.browser(request, context)))
         } catch {
-            switch error {
-            case .cannotRedirect(let oauthError): return services.pages.errorPage(oauthError)
-            case .redirect(let oauthError, let target): return Responses.redirect(target.url(for: oauthError))
-            }
+            return services.render(error)
         }
     }
 

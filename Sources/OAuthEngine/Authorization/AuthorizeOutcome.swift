@@ -2,7 +2,8 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// What the browser brought to `/oauth/auth`.
+/// What a browser request brings: its cookies, address and User-Agent. `/oauth/auth` and every
+/// browser sign-in flow take one.
 public struct BrowserContext: Sendable {
     /// The SSO cookie.
     public var ssoToken: String?
@@ -12,12 +13,16 @@ public struct BrowserContext: Sendable {
     public var binding: String?
     /// The client address (behind trusted proxies, the first untrusted hop).
     public var clientAddress: String?
+    /// The browser's User-Agent, kept in a browser sign-in's session (the account page).
+    public var userAgent: String?
 
-    public init(ssoToken: String? = nil, webSSOValue: String? = nil, binding: String? = nil, clientAddress: String? = nil) {
+    public init(ssoToken: String? = nil, webSSOValue: String? = nil, binding: String? = nil, clientAddress: String? = nil,
+                userAgent: String? = nil) {
         self.ssoToken = ssoToken
         self.webSSOValue = webSSOValue
         self.binding = binding
         self.clientAddress = clientAddress
+        self.userAgent = userAgent
     }
 }
 

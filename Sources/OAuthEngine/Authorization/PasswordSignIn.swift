@@ -6,12 +6,10 @@ import StoreContracts
 public enum PasswordSignInOutcome: Sendable {
     /// Definitively failed (API mode): send the browser here.
     case redirect(String)
-    /// Signed in: send the browser to `completion.redirect`.
-    case signedIn(SignInCompletion)
+    /// Signed in, or on to the second step.
+    case finished(BrowserSignInResult)
     /// Show the login form again with this message (hosted login page only).
     case retry(pendingId: String, message: String)
-    /// The first factor passed; the browser continues on this second-step page (docs/mfa.md).
-    case secondStep(String)
 }
 
 /// A POST to the temp login URI or the hosted login form (docs/protocol.md, "GET /oauth/auth" and
@@ -20,6 +18,7 @@ public struct PasswordSignIn: Sendable {
     let context: EngineContext
     let pendingStore: any PendingAuthorizationStore
     let authorizations: PendingAuthorizations
+    let signIns: BrowserSignIn
     let checker: PasswordChecker
     let secondFactors: SecondFactors
     let secondStep: SecondStepSignIn
@@ -36,11 +35,11 @@ public struct PasswordSignIn: Sendable {
     /// then may it get the SSO cookie, docs/security.md, rule 4).
     /// - Parameters:
     ///   - csrfToken: the form's `csrf_token` field.
-    ///   - browserBinding: the browser's binding cookie.
-    ///   - userAgent: the browser's User-Agent, kept in a browser sign-in's session (the account page).
+    ///   - browser: the browser's cookies (its binding cookie, its SSO cookie), address and
+    ///     User-Agent (kept in a browser sign-in's session, for the account page).
     public func signIn(pendingId: String, parameters: OAuthParameters, csrfToken: String?,
-                                   browserBinding: String? = nil,
-                                   clientAddress: String? = nil, userAgent: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+                       browser: BrowserContext = BrowserContext()) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+        let browserBinding = browser.binding, clientAddress = browser.clientAddress
         let pending: PendingAuthorization
         do {
             guard let found = try await authorizations.find(id: pendingId) else {
@@ -101,14 +100,15 @@ public struct PasswordSignIn: Sendable {
                     return try await refuse(pendingId, pending, target, .mfaRequired(challenge.message))
                 }
                 let step = SecondStep(purpose: .challenge, userId: username, username: username, sealedIdentity: nil, amr: ["pwd"])
-                return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: nil, challenge: challenge))
+                return .finished(.secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: nil,
+                                                                       challenge: challenge)))
             case .success(.identity(let identity, let reset)):
                 // The throttle's reset for the correct password rides in the completing write;
                 // every other way out of here settles it on its own (PendingThrottleReset).
                 do {
                     return try await afterPassword(identity, username: username, pendingId: pendingId, pending: pending,
                                                    target: target, client: client, otp: otp, fromStartingBrowser: fromStartingBrowser,
-                                                   clientAddress: clientAddress, userAgent: userAgent, reset: reset)
+                                                   browser: browser, reset: reset)
                 } catch {
                     try? await reset?.settle()
                     throw error
@@ -128,31 +128,29 @@ public struct PasswordSignIn: Sendable {
     /// second factor counts its own attempt against the same address.
     private func afterPassword(_ identity: ConnectorIdentity, username: String, pendingId: String, pending: PendingAuthorization,
                                target: ErrorRedirect, client: ResolvedClient, otp: String?, fromStartingBrowser: Bool,
-                               clientAddress: String?, userAgent: String?,
-                               reset: PendingThrottleReset?) async throws -> PasswordSignInOutcome {
+                               browser: BrowserContext, reset: PendingThrottleReset?) async throws -> PasswordSignInOutcome {
         let idHash = Secrets.hash(pendingId)
         let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: ["pwd"])
         guard need != .none else {
-            return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
-                                                               amr: ["pwd"], browserBound: fromStartingBrowser,
-                                                               clientAddress: clientAddress, userAgent: userAgent, throttleReset: reset))
+            return .finished(.signedIn(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                                  amr: ["pwd"], browser: browser, bound: fromStartingBrowser,
+                                                                  throttleReset: reset)))
         }
         try await reset?.settle()
         if pending.mode == .browser {
             var purpose = SecondStep.Purpose.verify
             if case .enrol = need { purpose = .enrol }
             let step = SecondStep(purpose: purpose, userId: identity.userId, username: username, sealedIdentity: nil, amr: ["pwd"])
-            return .secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: identity))
+            return .finished(.secondStep(try await secondStep.hold(pending, consuming: idHash, step: step, identity: identity)))
         }
         let amr: [String]
         do {
-            amr = try await secondFactors.checkAPI(need, client: client, amr: ["pwd"], otp: otp, address: clientAddress)
+            amr = try await secondFactors.checkAPI(need, client: client, amr: ["pwd"], otp: otp, address: browser.clientAddress)
         } catch let error as OAuthError where error.code == .mfaRequired || error.code == .accessDenied {
             return try await refuse(pendingId, pending, target, error)
         }
-        return .signedIn(try await authorizations.complete(pending, consuming: idHash, client: client, identity: identity,
-                                                           amr: amr, browserBound: fromStartingBrowser,
-                                                           clientAddress: clientAddress, userAgent: userAgent))
+        return .finished(.signedIn(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                              amr: amr, browser: browser, bound: fromStartingBrowser)))
     }
 
     /// A failed attempt: the login page shows the message again; the API gets a redirect with `error`.

@@ -3,16 +3,6 @@ import IdentityConfig
 import IdentityCore
 import StoreContracts
 
-/// A finished sign-in: where to send the browser, and the session it started.
-public struct SignInCompletion: Sendable {
-    public let redirect: String
-    public let session: LoginSession
-    /// The browser finishing it is the one that started it (its binding cookie matched): only
-    /// then does it get the SSO cookie (docs/security.md, rule 4). False for API-mode temp login
-    /// URIs.
-    public var browserBound = false
-}
-
 /// Authorizations between `/oauth/auth` and the sign-in (docs/protocol.md, "GET /oauth/auth" and
 /// "POST /oauth/auth"): stored under the hash of their id (the secret part of the temp login URI),
 /// finished in one write that consumes them, starts the session and stores its code.

@@ -3,13 +3,6 @@ import IdentityCore
 import StoreContracts
 import Tracing
 
-/// How an upstream callback ends: signed in, or on to a second step (docs/mfa.md).
-public enum UpstreamSignInResult: Sendable {
-    case signedIn(SignInCompletion)
-    /// The second-step page to send the browser to.
-    case secondStep(String)
-}
-
 /// Sign-in at an identity source the browser is sent to (SAML, OAuth 2.0, OIDC),
 /// docs/protocol.md, "GET /oauth/auth"; docs/connectors/saml.md; docs/connectors/oauth2-oidc.md.
 public struct UpstreamSignIn: Sendable {
@@ -17,6 +10,7 @@ public struct UpstreamSignIn: Sendable {
     let pendingStore: any PendingAuthorizationStore
     let grantStore: any OneTimeGrantStore
     let authorizations: PendingAuthorizations
+    let signIns: BrowserSignIn
     let rateLimiter: RateLimiter
     let secondFactors: SecondFactors
     let secondStep: SecondStepSignIn
@@ -60,8 +54,9 @@ public struct UpstreamSignIn: Sendable {
     /// redirecting anywhere (an attacker may have chosen the request; docs/security.md, rule 4).
     /// The SAML ACS first bounces a cross-site POST through a same-site one so that the binding
     /// cookie (SameSite=Lax) comes along; see the application's ACS controller.
-    public func finish(kind: CallbackKind, parameters: [String: String], browserBinding: String?,
-                       clientAddress: String? = nil, userAgent: String? = nil) async throws(AuthorizationFailure) -> UpstreamSignInResult {
+    public func finish(kind: CallbackKind, parameters: [String: String],
+                       browser: BrowserContext) async throws(AuthorizationFailure) -> BrowserSignInResult {
+        let clientAddress = browser.clientAddress
         let relayName = kind == .oauthCallback ? "state" : "RelayState"
         guard let relayState = parameters[relayName], !relayState.isEmpty else {
             throw .cannotRedirect(.invalidRequest("The response carries no \(relayName): unsolicited responses are refused."))
@@ -82,7 +77,7 @@ public struct UpstreamSignIn: Sendable {
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.wrapping(error, "pending lookup"))
         }
-        guard PendingAuthorizations.isStartingBrowser(pending, browserBinding) else {
+        guard PendingAuthorizations.isStartingBrowser(pending, browser.binding) else {
             throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
         }
         let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
@@ -134,9 +129,8 @@ public struct UpstreamSignIn: Sendable {
                     let step = SecondStep(purpose: purpose, userId: identity.userId, username: identity.userId, sealedIdentity: nil, amr: [])
                     return .secondStep(try await secondStep.hold(pending, consuming: nil, step: step, identity: identity))
                 }
-                return .signedIn(try await authorizations.complete(pending, consuming: nil, client: client, identity: identity, amr: [],
-                                                                   browserBound: true, clientAddress: clientAddress,
-                                                                   userAgent: userAgent))
+                return .signedIn(try await signIns.complete(pending, consuming: nil, client: client, identity: identity, amr: [],
+                                                            browser: browser, bound: true))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

@@ -88,22 +88,16 @@ public struct ClientDirectory: Sendable {
 
     /// Resolves `appKey` (default auth service) or `appKey.authServiceId`.
     public func resolve(_ clientId: String) -> ResolvedClient? {
-        guard !clientId.isEmpty, clientId.utf8.count <= 512 else { return nil }
-        let appKey: Substring
-        let serviceId: Substring?
-        // On the UTF-8 bytes: looking for the dot among Characters (grapheme breaking over the
-        // whole id) was 0.8% of an introspection.
-        if let dot = clientId.utf8.firstIndex(of: UInt8(ascii: ".")) {
-            appKey = clientId[..<dot]
-            serviceId = clientId[clientId.utf8.index(after: dot)...]
-        } else {
-            appKey = Substring(clientId)
-            serviceId = nil
-        }
-        guard let entry = environments[String(appKey)] else { return nil }
-        let service = serviceId.map { entry.services[String($0)] } ?? entry.defaultService
+        guard clientId.utf8.count <= 512, let id = ClientID(parsing: clientId) else { return nil }
+        return resolve(id, as: clientId)
+    }
+
+    /// The client `id` names; `text` is the id as the client sent it (kept as its `clientId`).
+    public func resolve(_ id: ClientID, as text: String? = nil) -> ResolvedClient? {
+        guard let entry = environments[id.appKey] else { return nil }
+        let service = id.authServiceId.map { entry.services[$0] } ?? entry.defaultService
         guard let service else { return nil }
-        return ResolvedClient(clientId: clientId, entry: entry, authService: service)
+        return ResolvedClient(clientId: text ?? id.description, entry: entry, authService: service)
     }
 
     /// A registered instance as a client of its environment's default auth service; nil when

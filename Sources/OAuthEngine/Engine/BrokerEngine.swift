@@ -82,12 +82,13 @@ public final class BrokerEngine: Sendable {
         let authorizations = PendingAuthorizations(context: context, pendingStore: roles.pending, codeStore: roles.codes,
                                                    sessionStore: roles.sessions, clients: clients, rateLimiter: rateLimiter,
                                                    issuer: issuerService, binding: binding)
+        let signIns = BrowserSignIn(authorizations: authorizations, sso: sso)
         let secondFactors = SecondFactors(context: context, mfaStore: roles.mfa, grantStore: roles.oneTimeGrants,
                                           throttleStore: roles.throttle, throttle: throttle)
         let secondStep = SecondStepSignIn(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, mfaStore: roles.mfa,
-                                          authorizations: authorizations, factors: secondFactors, checker: checker)
+                                          authorizations: authorizations, signIns: signIns, factors: secondFactors, checker: checker)
         let upstreamSignIn = UpstreamSignIn(context: context, pendingStore: roles.pending, grantStore: roles.oneTimeGrants,
-                                            authorizations: authorizations, rateLimiter: rateLimiter,
+                                            authorizations: authorizations, signIns: signIns, rateLimiter: rateLimiter,
                                             secondFactors: secondFactors, secondStep: secondStep)
         let validation = ValidationEndpoint(context: context, verifier: verifier, refresher: refresher, upstream: vault)
         let grants: [any TokenGrant] = [
@@ -114,7 +115,8 @@ public final class BrokerEngine: Sendable {
         pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, sessionStore: roles.sessions, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
                                       sso: sso, webSSO: webSSO, pushed: pushed, secondFactors: secondFactors, secondStep: secondStep)
-        passwordSignIn = PasswordSignIn(context: context, pendingStore: roles.pending, authorizations: authorizations, checker: checker,
+        passwordSignIn = PasswordSignIn(context: context, pendingStore: roles.pending, authorizations: authorizations, signIns: signIns,
+                                        checker: checker,
                                         secondFactors: secondFactors, secondStep: secondStep)
         introspection = IntrospectionEndpoint(context: context, sessionStore: roles.sessions, familyStore: roles.families, clients: clients, validation: validation)
         revocation = RevocationEndpoint(context: context, familyStore: roles.families, accessTokenStore: roles.accessTokens,
@@ -129,7 +131,7 @@ public final class BrokerEngine: Sendable {
         connectorMetadata = ConnectorMetadata(context: context, documentStore: roles.connectorDocuments)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
         qrBrowser = QRLoginBrowser(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, qrStore: roles.qrLogins,
-                                   authorizations: authorizations, rateLimiter: rateLimiter, draining: draining)
+                                   authorizations: authorizations, signIns: signIns, rateLimiter: rateLimiter, draining: draining)
         qrAPI = QRLoginAPI(context: context, qrStore: roles.qrLogins, verifier: verifier, clients: clients, locator: locator)
     }
 

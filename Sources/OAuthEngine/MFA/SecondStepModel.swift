@@ -47,8 +47,8 @@ public enum SecondStepOutcome: Sendable {
     case page(SecondStepPageModel, status: Int)
     /// Go (303) to this page of the same sign-in.
     case next(String)
-    /// Done: back to the client with a code; the browser gets a fresh SSO cookie.
-    case signedIn(SignInCompletion)
+    /// Done: back to the client with a code and a fresh SSO cookie.
+    case finished(BrowserSignInResult)
     /// Given up (too many rounds of an identity source's questions): back to the client with an error.
     case redirect(String)
 }

@@ -6,8 +6,8 @@ import StoreContracts
 
 extension SecondStepSignIn {
     /// `GET /oauth/mfa/{id}`: the page of the second step, for the browser that started it.
-    public func page(id: String, browserBinding: String?) async throws(AuthorizationFailure) -> SecondStepOutcome {
-        let loaded = try await load(id, binding: browserBinding, csrfToken: nil, checkToken: false)
+    public func page(id: String, browser: BrowserContext) async throws(AuthorizationFailure) -> SecondStepOutcome {
+        let loaded = try await load(id, browser: browser, csrfToken: nil, checkToken: false)
         do {
             return .page(try await model(loaded, showingCodes: true), status: 200)
         } catch {

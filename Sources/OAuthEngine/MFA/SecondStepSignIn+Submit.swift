@@ -7,10 +7,10 @@ import WebAuthn
 extension SecondStepSignIn {
     /// `POST /oauth/mfa/{id}` (form: `csrf_token`, `otp`): a challenge answer, a code of an
     /// enrolled factor, or the code confirming an authenticator app being set up.
-    public func submitCode(id: String, parameters: OAuthParameters, browserBinding: String?,
-                           clientAddress: String?, userAgent: String? = nil) async throws(AuthorizationFailure) -> SecondStepOutcome {
-        let loaded = try await load(id, binding: browserBinding, csrfToken: parameters["csrf_token"], checkToken: true,
-                                    clientAddress: clientAddress, userAgent: userAgent)
+    public func submitCode(id: String, parameters: OAuthParameters,
+                           browser: BrowserContext) async throws(AuthorizationFailure) -> SecondStepOutcome {
+        let loaded = try await load(id, browser: browser, csrfToken: parameters["csrf_token"], checkToken: true)
+        let clientAddress = browser.clientAddress
         let code = (parameters["otp"] ?? "").trimmingCharacters(in: .whitespaces)
         do {
             if code.isEmpty { return try await failed(loaded, .accessDenied("Enter the code.")) }
@@ -64,10 +64,9 @@ extension SecondStepSignIn {
     }
 
     /// `POST /oauth/mfa/{id}/continue` (form: `csrf_token`): finishes after the recovery codes.
-    public func proceed(id: String, parameters: OAuthParameters, browserBinding: String?, clientAddress: String? = nil,
-                        userAgent: String? = nil) async throws(AuthorizationFailure) -> SecondStepOutcome {
-        let loaded = try await load(id, binding: browserBinding, csrfToken: parameters["csrf_token"], checkToken: true,
-                                    clientAddress: clientAddress, userAgent: userAgent)
+    public func proceed(id: String, parameters: OAuthParameters,
+                        browser: BrowserContext) async throws(AuthorizationFailure) -> SecondStepOutcome {
+        let loaded = try await load(id, browser: browser, csrfToken: parameters["csrf_token"], checkToken: true)
         guard loaded.step.satisfied else { return .next(pageURL(id)) }
         return try await complete(loaded, adding: [])
     }
@@ -76,11 +75,11 @@ extension SecondStepSignIn {
 
     /// `POST /oauth/mfa/{id}/passkey` (JSON from the page's script): a passkey sign-in, or a new
     /// passkey being registered.
-    public func submitPasskey(id: String, body: Data, browserBinding: String?,
-                              clientAddress: String?, userAgent: String? = nil) async throws(AuthorizationFailure) -> SecondStepOutcome {
+    public func submitPasskey(id: String, body: Data,
+                              browser: BrowserContext) async throws(AuthorizationFailure) -> SecondStepOutcome {
         let token = try? JSONDecoder().decode(TokenOnly.self, from: body)
-        let loaded = try await load(id, binding: browserBinding, csrfToken: token?.csrf_token, checkToken: true,
-                                    clientAddress: clientAddress, userAgent: userAgent)
+        let loaded = try await load(id, browser: browser, csrfToken: token?.csrf_token, checkToken: true)
+        let clientAddress = browser.clientAddress
         do {
             switch loaded.step.purpose {
             case .challenge:
@@ -141,9 +140,8 @@ extension SecondStepSignIn {
             // The identity source ran its own second factor.
             var amr = loaded.step.amr
             for value in ["otp", "mfa"] where !amr.contains(value) { amr.append(value) }
-            return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
-                                                               identity: identity, amr: amr, browserBound: true, clientAddress: address,
-                                                               userAgent: loaded.userAgent))
+            return .finished(.signedIn(try await signIns.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
+                                                                  identity: identity, amr: amr, browser: loaded.browser, bound: true)))
         }
     }
 }

@@ -15,6 +15,7 @@ public struct SecondStepSignIn: Sendable {
     let sessionStore: any SessionStore
     let mfaStore: any MFAStore
     let authorizations: PendingAuthorizations
+    let signIns: BrowserSignIn
     let factors: SecondFactors
     let checker: PasswordChecker
 
@@ -95,18 +96,19 @@ public struct SecondStepSignIn: Sendable {
         var step: SecondStep
         var binding: String
         var owner: MFAOwner
-        /// The browser answering, kept in the session a completion starts (the account page).
-        var clientAddress: String?
-        var userAgent: String?
+        /// The browser answering: its address and User-Agent are kept in the session a completion
+        /// starts (the account page), its SSO cookie is replaced by the completion's.
+        var browser: BrowserContext
+        var clientAddress: String? { browser.clientAddress }
         var target: ErrorRedirect { ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state) }
     }
 
     static let expired = AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in page has expired. Start again from the app."))
 
-    /// The second step `id` for the browser holding `binding`; `csrfToken` must match when given.
-    func load(_ id: String, binding: String?, csrfToken: String?, checkToken: Bool, clientAddress: String? = nil,
-              userAgent: String? = nil) async throws(AuthorizationFailure) -> Loaded {
-        guard id.utf8.count <= 128, let binding else { throw Self.expired }
+    /// The second step `id` for `browser` (it must hold the binding cookie of the browser that
+    /// started the sign-in); `csrfToken` must match when `checkToken`.
+    func load(_ id: String, browser: BrowserContext, csrfToken: String?, checkToken: Bool) async throws(AuthorizationFailure) -> Loaded {
+        guard id.utf8.count <= 128, let binding = browser.binding else { throw Self.expired }
         let idHash = Secrets.hash(id)
         let found: PendingAuthorization?
         do { found = try await pendingStore.pending(idHash: idHash) } catch {
@@ -127,7 +129,7 @@ public struct SecondStepSignIn: Sendable {
             throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state))
         }
         return Loaded(id: id, idHash: idHash, pending: pending, client: client, step: step, binding: binding,
-                      owner: SecondFactors.owner(userId: step.userId, client: client), clientAddress: clientAddress, userAgent: userAgent)
+                      owner: SecondFactors.owner(userId: step.userId, client: client), browser: browser)
     }
 
     /// Saves the step's new state.
@@ -149,17 +151,16 @@ public struct SecondStepSignIn: Sendable {
                 }
                 try await mfaStore.setSessionAMR(sessionId: sessionId, amr: amr)
                 session.amr = amr
-                return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, existing: session,
-                                                                   client: loaded.client))
+                return .finished(.signedIn(try await signIns.complete(loaded.pending, consuming: loaded.idHash, existing: session,
+                                                                      client: loaded.client, browser: loaded.browser)))
             }
             guard let sealed = loaded.step.sealedIdentity else { throw Self.expired }
             let data = try context.vault.open(sealed, VaultBindings.secondStep("identity", idHash: loaded.idHash))
             let held = try JSONDecoder().decode(HeldIdentity.self, from: data)
             let identity = ConnectorIdentity(userId: held.userId, attributes: held.attributes, upstream: held.upstream,
                                              sessionEndsAt: held.sessionEndsAt)
-            return .signedIn(try await authorizations.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
-                                                               identity: identity, amr: amr, browserBound: true,
-                                                               clientAddress: loaded.clientAddress, userAgent: loaded.userAgent))
+            return .finished(.signedIn(try await signIns.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
+                                                                  identity: identity, amr: amr, browser: loaded.browser, bound: true)))
         } catch let failure as AuthorizationFailure {
             throw failure
         } catch let error as OAuthError {

@@ -31,7 +31,7 @@ public enum QRLoginState: String, Sendable {
 /// What finishing a QR sign-in in the browser comes to.
 public enum QRLoginFinish: Sendable {
     /// Confirmed: back to the client with a code, as a password sign-in would.
-    case signedIn(SignInCompletion)
+    case finished(BrowserSignInResult)
     /// Not answered yet: show the code again.
     case pending(QRLoginDisplay)
     /// Refused by the app: an error page offering `back` (the client's redirect with `access_denied`).
@@ -49,6 +49,7 @@ public struct QRLoginBrowser: Sendable {
     let sessionStore: any SessionStore
     let qrStore: any QRLoginStore
     let authorizations: PendingAuthorizations
+    let signIns: BrowserSignIn
     let rateLimiter: RateLimiter
     /// Ends the long poll early when the broker shuts down.
     let draining: Draining
@@ -114,8 +115,8 @@ public struct QRLoginBrowser: Sendable {
     }
 
     /// Finishes the sign-in in the browser that showed the code.
-    public func finish(code: String, browserBinding: String?) async throws(AuthorizationFailure) -> QRLoginFinish {
-        guard let login = await owned(code, browserBinding),
+    public func finish(code: String, browser: BrowserContext) async throws(AuthorizationFailure) -> QRLoginFinish {
+        guard let login = await owned(code, browser.binding),
               let pending = try? await pendingStore.pending(idHash: login.pendingIdHash),
               let client = try? await authorizations.client(for: pending), let settings = client.service.qrLogin else {
             throw Self.unknown
@@ -137,13 +138,13 @@ public struct QRLoginBrowser: Sendable {
                 throw .redirect(.accessDenied("The app's sign-in has ended; sign in again."), target)
             }
             do {
-                let completion = try await authorizations.complete(pending, consuming: login.pendingIdHash, existing: session,
-                                                                  client: client)
+                let completion = try await signIns.complete(pending, consuming: login.pendingIdHash, existing: session,
+                                                            client: client, browser: browser)
                 context.audit.record(AuditEvent(.signInSucceeded, [
                     "connector": client.service.provider.type, "auth_service": client.service.id, "client": client.clientId,
                     "address": login.clientAddress, "user": session.userId, "subject": session.subject,
                     "session": session.id, "method": "qr"]))
-                return .signedIn(completion)
+                return .finished(.signedIn(completion))
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

@@ -42,12 +42,11 @@ struct UpstreamLogout: Sendable {
 
     /// The logout details of `session` when its auth service takes part in single logout.
     func prepare(_ session: LoginSession) -> PreparedUpstreamLogout? {
-        let clientId = session.appKey + "." + session.authServiceId
-        guard let client = context.state.directory.resolve(clientId),
+        guard let client = context.state.directory.resolve(session.authServiceClient),
               let connector = client.authService.connector as? any SingleLogoutConnector else { return nil }
         // An upstream token that no longer opens (vault key removed) still leaves the NameID.
         let upstream = try? vault.open(of: session)
-        return PreparedUpstreamLogout(clientId: clientId, connector: connector, userId: session.userId, upstream: upstream)
+        return PreparedUpstreamLogout(clientId: client.clientId, connector: connector, userId: session.userId, upstream: upstream)
     }
 
     /// Starts the identity source's logout; nil when it has none, or it could not be started (the

@@ -75,10 +75,10 @@ struct AuthorizeEndpointTests {
         let id = String(model.action.split(separator: "/").last ?? "")
         let signedIn = try await harness.engine.passwordSignIn.signIn(
             pendingId: id, parameters: try EngineHarness.parameters([("username", "alice"), ("password", "alicepw")]),
-            csrfToken: model.csrfToken, browserBinding: binding)
-        guard case .signedIn(let completion) = signedIn, completion.browserBound else { throw CancellationError() }
-        let client = try #require(try await harness.engine.clients.resolve(TestBroker.appKey))
-        let sso = try #require(await harness.engine.sso.remember(completion.session, client: client, ssoToken: nil))
+            csrfToken: model.csrfToken, browser: BrowserContext(binding: binding))
+        // The browser that started it gets its SSO cookie from the engine, with the code.
+        guard case .finished(.signedIn(let completion)) = signedIn, completion.browserBound else { throw CancellationError() }
+        let sso = try #require(completion.sso)
         let silent = try await Self.outcome(harness, Self.valid + [("prompt", "none")], browser: BrowserContext(ssoToken: sso.value))
         guard case .redirect(let location, _) = silent.outcome else { throw CancellationError() }
         #expect(queryItems(location)["code"] != nil)

@@ -33,7 +33,7 @@ struct EngineHarness {
         let id = try await engine.authorizations.begin(try await request(pairs), mode: .api)
         let outcome = try await engine.passwordSignIn.signIn(pendingId: id, parameters: try Self.parameters([
             ("username", username), ("password", password)]), csrfToken: nil)
-        guard case .signedIn(let completion) = outcome else {
+        guard case .finished(.signedIn(let completion)) = outcome else {
             Issue.record("sign-in did not complete: \(outcome)")
             throw CancellationError()
         }
