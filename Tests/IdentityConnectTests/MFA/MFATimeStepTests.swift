@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import IdentityCore
 @testable import OAuthEngine
@@ -128,13 +129,8 @@ struct MFATimeStepTests {
             let browser = MFABrowser(client)
             let (action, csrf) = try await browser.secondStepForm()
             let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 2))])
-            #expect(wrong.status == .badRequest)
-            let again = MFAPage(html: wrong.text)
-            #expect(again.error?.contains("not correct") == true)
-            #expect(again.action == action && again.html.contains(#"id="otp" name="otp""#), "the code field again")
-            let accepted = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 1))])
-            #expect(accepted.status == .found)
-            #expect(queryItems(try must(accepted.location))["code"] != nil)
+            Self.expectPageAgain(wrong, action: action, status: .badRequest, saying: "not correct")
+            try await Self.expectSignedIn(browser, action: action, csrf: csrf, code: Self.code(broker, 1))
 
             let other = MFABrowser(client)
             let next = MFAPage(html: try await other.get(try must(try await other.signIn().location)).text)
@@ -153,17 +149,30 @@ struct MFATimeStepTests {
             let (action, csrf) = try await browser.secondStepForm()
             for attempt in 1...6 {
                 let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 3))])
-                let again = MFAPage(html: wrong.text)
-                #expect(wrong.status == (attempt <= 5 ? .badRequest : .tooManyRequests), "attempt \(attempt)")
-                #expect(again.action == action && again.html.contains(#"id="otp" name="otp""#), "attempt \(attempt): the code field")
-                let expected = attempt <= 5 ? "not correct" : "Too many wrong codes"
-                #expect(again.error?.contains(expected) == true, "attempt \(attempt): \(again.error ?? "no error")")
+                Self.expectPageAgain(wrong, action: action, status: attempt <= 5 ? .badRequest : .tooManyRequests,
+                                     saying: attempt <= 5 ? "not correct" : "Too many wrong codes", "attempt \(attempt)")
             }
             broker.clock.advance(30)
-            let accepted = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 0))])
-            #expect(accepted.status == .found)
-            #expect(queryItems(try must(accepted.location))["code"] != nil)
+            try await Self.expectSignedIn(browser, action: action, csrf: csrf, code: Self.code(broker, 0))
             try await broker.engine.storage.maintenance.close()
         }
+    }
+
+    /// The second-step page again after a wrong code: its status, the reason, and the code field.
+    static func expectPageAgain(_ answer: TestResponse, action: String, status: HTTPResponse.Status, saying reason: String,
+                                _ note: String = "", sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        let again = MFAPage(html: answer.text)
+        #expect(answer.status == status, "\(note)", sourceLocation: sourceLocation)
+        #expect(again.error?.contains(reason) == true, "\(note): \(again.error ?? "no error")", sourceLocation: sourceLocation)
+        #expect(again.action == action && again.html.contains(#"id="otp" name="otp""#), "\(note): the code field",
+                sourceLocation: sourceLocation)
+    }
+
+    /// A right code on the page: back to the client with a code.
+    static func expectSignedIn(_ browser: MFABrowser, action: String, csrf: String, code: String,
+                               sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        let accepted = try await browser.post(action, [("csrf_token", csrf), ("otp", code)])
+        #expect(accepted.status == .found, sourceLocation: sourceLocation)
+        #expect(queryItems(try must(accepted.location))["code"] != nil, sourceLocation: sourceLocation)
     }
 }
