@@ -53,6 +53,9 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "StoreContracts", dependencies: ["IdentityCore"]),
+        // For tests only: `MemoryStore` (every store role in memory) and the store conformance suite
+        // every backend runs (docs/testing.md); its checks use the toolchain's Swift Testing.
+        .target(name: "StoreTesting", dependencies: ["StoreContracts", "IdentityCore"]),
         // QR symbols through Debian's libqrencode; User-Agent parsing for the QR-login API.
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
