@@ -159,7 +159,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
-            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
+            "LDAPConnector", "LDAPClient", "StoreContracts", "StoreTesting", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
             "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity", "BuildInfo",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
