@@ -56,7 +56,7 @@ extension MemoryStore: MFAStore {
     }
 
     /// Users with an app or a passkey at `authServiceId`, by user id then subject (byte order);
-    /// `user` matches the user id as `lower()` does, or the subject.
+    /// `user` matches the user id without regard to case (as in `liveSessions`), or the subject.
     public func mfaEnrolments(authServiceId: String, user: String?, limit: Int) async throws -> [MFAEnrolment] {
         try read { tables in
             let owners = tables.totpFactors.values.map(\.owner) + tables.passkeys.values.map(\.owner)

@@ -11,7 +11,8 @@ extension MemoryStore: MaintenanceStore {
     /// codes and QR sign-ins a day later (a late replay still revokes what a code issued, a late
     /// app still hears "expired"); sessions with their families (and those families' retired
     /// refresh tokens); signing keys past their removal. Leases and retired tokens go uncounted;
-    /// registered instances, second factors and connector documents stay.
+    /// registered instances, second factors and connector documents stay. Throttle counters count
+    /// as the rows they are (SQLite counts those of its table, which trails its counters by a second).
     public func purgeExpired(before date: Date) async throws -> Int {
         let dayEarlier = date.addingTimeInterval(-86_400)
         return try transaction { tables in

@@ -42,7 +42,8 @@ extension MemoryStore: SessionStore {
         }
     }
 
-    /// Matches the user id as the SQL backends' `lower()` does, or the subject exactly.
+    /// Matches the user id without regard to case (`lowercased()`, as PostgreSQL's `lower()` under
+    /// a UTF-8 locale; SQLite's `lower()` folds ASCII letters only), or the subject exactly.
     public func liveSessions(authServiceId: String?, user: String?, at now: Date, limit: Int) async throws -> [LoginSession] {
         try read { tables in
             let live = tables.sessions.values.filter { session in

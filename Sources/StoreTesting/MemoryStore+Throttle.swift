@@ -49,6 +49,8 @@ extension MemoryStore: ThrottleStore {
     }
 
     /// Drops the rows beyond `maxRows`: first those used longest ago, rows at five or more last.
+    /// Only when called, as PostgreSQL does (SQLite also keeps the counters it holds in memory
+    /// within a quarter over the last cap between calls: a bound on its process's memory).
     public func capThrottle(maxRows: Int) async throws {
         try transaction { tables in
             let surplus = tables.throttle.count - max(0, maxRows)

@@ -2,14 +2,15 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// Every store role in memory, for tests: engine parts and controllers are tested against it
-/// without SQLite files, PostgreSQL servers or sockets, and the store conformance suite
+/// Every store role in memory, for tests: so that engine parts and controllers can be tested
+/// without SQLite files, PostgreSQL servers or sockets. The store conformance suite
 /// (``StoreConformance``) holds it to the same rules as the SQL backends.
 ///
 /// It is not a production backend: nothing survives the process, it serves one process only, and
 /// `idconnect serve` never opens it (`StorageLocation` has no scheme for it). Its semantics are
 /// the SQLite backend's, call for call: single use, compare-and-swap, the multi-row writes made
-/// whole or not at all, the throttle's reservations, what housekeeping purges and when. Every
+/// whole or not at all, the throttle's reservations, what housekeeping purges and when (one
+/// exception: user ids match without regard to case beyond ASCII, see `liveSessions`). Every
 /// call is one step under one lock (``MemoryDatabase``), so it is atomic and concurrent calls are
 /// decided one at a time; rows are the records themselves, copied in and out.
 public final class MemoryStore: Sendable {
