@@ -53,6 +53,9 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "StoreContracts", dependencies: ["IdentityCore"]),
+        // For tests only: `MemoryStore` (every store role in memory) and the store conformance suite
+        // every backend runs (docs/testing.md); its checks use the toolchain's Swift Testing.
+        .target(name: "StoreTesting", dependencies: ["StoreContracts", "IdentityCore"]),
         // QR symbols through Debian's libqrencode; User-Agent parsing for the QR-login API.
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
@@ -156,7 +159,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
-            "LDAPConnector", "LDAPClient", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
+            "LDAPConnector", "LDAPClient", "StoreContracts", "StoreTesting", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
             "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity", "BuildInfo",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

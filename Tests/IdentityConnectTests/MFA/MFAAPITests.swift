@@ -20,7 +20,7 @@ struct MFAAPITests {
             #expect((enrol.json["error_description"] as? String)?.contains("http://localhost:8080/account") == true)
 
             let secret = Array("abcdefghijabcdefghij".utf8)
-            try await MFAStoreTests.enrolTOTP(broker, service: "required", user: "alice", secret: secret)
+            try await MFAFixture.enrolTOTP(broker, service: "required", user: "alice", secret: secret)
             let missing = try await MFAFixture.passwordGrant(client)
             #expect(missing.json["error"] as? String == "mfa_required")
             #expect((missing.json["error_description"] as? String)?.contains("'otp'") == true)

@@ -132,7 +132,7 @@ struct MFABrowserTests {
 
             // alice enrols an authenticator app at `optional` (as the account page will).
             let secret = Array("12345678901234567890".utf8)
-            try await MFAStoreTests.enrolTOTP(broker, service: "optional", user: "alice", secret: secret)
+            try await MFAFixture.enrolTOTP(broker, service: "optional", user: "alice", secret: secret)
             let query = [("client_id", "\(MFAFixture.appKey).optional"), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
                          ("scope", "openid"), ("code_challenge", Flows.challenge), ("code_challenge_method", "S256")]
             let sso = try await browser.get("/oauth/auth?" + formEncode(query))

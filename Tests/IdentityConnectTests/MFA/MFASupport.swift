@@ -51,6 +51,17 @@ enum MFAFixture {
         try await TestBroker.make(files: files(extraServices: extraServices, auditFile: auditFile), backend: backend)
     }
 
+    /// Enrols `secret` as `user`'s authenticator app at `service` of this fixture, as enrolment does.
+    static func enrolTOTP(_ broker: TestBroker, service: String, user: String, secret: [UInt8]) async throws {
+        let namespace = "env:\(appKey)/\(service)"
+        let subject = SubjectIdentifier.make(namespace: namespace, userId: user)
+        let sealed = try broker.engine.vault.seal(Data(secret), VaultBindings.totp(subject: subject, namespace: namespace))
+        try await broker.engine.store.enrolTOTP(
+            TOTPFactor(owner: MFAOwner(subject: subject, namespace: namespace, authServiceId: service, userId: user),
+                       sealedSecret: sealed, lastStep: 0, createdAt: broker.clock.now()),
+            recoveryCodeHashes: nil, at: broker.clock.now())
+    }
+
     static func tokens(_ client: any TestClientProtocol, code: String, service: String = "required") async throws -> TestResponse {
         try await client.postForm("/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("client_id", "\(appKey).\(service)"),
                                                    ("redirect_uri", TestBroker.redirect), ("code_verifier", Flows.verifier)],

@@ -26,7 +26,7 @@ struct MFATimeStepTests {
         let broker = try await TestBroker.make(files: MFAFixture.files(), backend: backend, postgresPool: 2)
         let now = broker.clock.now().timeIntervalSince1970
         broker.clock.set(Date(timeIntervalSince1970: (now / 30).rounded(.down) * 30 + 10))
-        try await MFAStoreTests.enrolTOTP(broker, service: "required", user: "alice", secret: secret)
+        try await MFAFixture.enrolTOTP(broker, service: "required", user: "alice", secret: secret)
         if !recoveryCodes.isEmpty {
             let subject = SubjectIdentifier.make(namespace: "env:\(MFAFixture.appKey)/required", userId: "alice")
             try await broker.engine.storage.mfa.replaceRecoveryCodes(subject: subject, hashes: RecoveryCodes.hashes(recoveryCodes, subject: subject),

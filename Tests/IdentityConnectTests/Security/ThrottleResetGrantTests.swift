@@ -42,7 +42,7 @@ struct ThrottleResetGrantTests {
           arguments: StoreBackend.allCases)
     func grantSecondFactor(_ backend: StoreBackend) async throws {
         let broker = try await MFAFixture.make(backend: backend)
-        try await MFAStoreTests.enrolTOTP(broker, service: "required", user: "alice", secret: Array("abcdefghijabcdefghij".utf8))
+        try await MFAFixture.enrolTOTP(broker, service: "required", user: "alice", secret: Array("abcdefghijabcdefghij".utf8))
         try await broker.withClient { client in
             for round in 1...2 {
                 for _ in 1...4 { #expect(try await MFAFixture.passwordGrant(client, password: "wrong").status == .badRequest) }

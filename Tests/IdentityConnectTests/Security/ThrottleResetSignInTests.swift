@@ -44,7 +44,7 @@ struct ThrottleResetSignInTests {
           arguments: StoreBackend.allCases)
     func secondFactorRefusal(_ backend: StoreBackend) async throws {
         let broker = try await MFAFixture.make(backend: backend)
-        try await MFAStoreTests.enrolTOTP(broker, service: "required", user: "alice", secret: Array("abcdefghijabcdefghij".utf8))
+        try await MFAFixture.enrolTOTP(broker, service: "required", user: "alice", secret: Array("abcdefghijabcdefghij".utf8))
         try await broker.withClient { client in
             func attempt(_ password: String) async throws -> [String: String] {
                 try await Self.tempLogin(client, clientId: MFAFixture.appKey, secret: MFAFixture.secret, username: "alice", password: password)

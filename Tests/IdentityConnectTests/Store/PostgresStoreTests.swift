@@ -5,6 +5,7 @@ import Logging
 import StoreContracts
 import PostgresNIO
 @testable import PostgresStore
+import StoreTesting
 import Synchronization
 import Testing
 
@@ -66,7 +67,7 @@ struct PostgresStoreTests {
         // v11-web-origins, v12-throttle-reservations): each applied exactly once.
         #expect(versions.count == PostgresMigrations.migrations.count && versions.count == 12)
         // What one instance writes, another reads.
-        try await stores[0].insertSession(StoreConformanceTests.session("shared"))
+        try await stores[0].insertSession(StoreFixtures.session("shared"))
         #expect(try await stores[3].session(id: "shared")?.userId == "alice")
         // A later start finds everything applied.
         let later = try await PostgresStore.open(url: url)
@@ -117,9 +118,9 @@ struct PostgresStoreTests {
         let url = try await PostgresTestDatabase.create()
         let first = try await PostgresStore.open(url: url)
         let second = try await PostgresStore.open(url: url)
-        let now = StoreConformanceTests.now
-        try await first.insertSession(StoreConformanceTests.session("s1"))
-        try await first.insertFamily(StoreConformanceTests.family("f1", session: "s1", refresh: "r1"))
+        let now = StoreFixtures.now
+        try await first.insertSession(StoreFixtures.session("s1"))
+        try await first.insertFamily(StoreFixtures.family("f1", session: "s1", refresh: "r1"))
         for index in 0..<10 {
             try await first.insertCode(AuthorizationCode(hash: "c\(index)", clientId: "kid", redirectURI: "https://a/cb", scope: "",
                                                          nonce: nil, codeChallenge: nil, sessionId: "s1", createdAt: now,
@@ -195,7 +196,7 @@ struct PostgresStoreTests {
         let url = try await PostgresTestDatabase.create()
         let database = String(try #require(URLComponents(string: url)).path.dropFirst())
         let preferred = try await PostgresStore.open(url: url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=prefer"))
-        try await preferred.insertSession(StoreConformanceTests.session("over-tls"))
+        try await preferred.insertSession(StoreFixtures.session("over-tls"))
         let encrypted = try await PostgresTestDatabase.execute("""
             SELECT count(*)::int FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE s.ssl AND a.datname = '\(database)'
             """, database: url)
@@ -210,30 +211,12 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("sealed values page through every kind and replace only unchanged ciphertext",
-          .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
-    func sealedValues() async throws {
-        let store = try await PostgresStore.open(url: PostgresTestDatabase.create())
-        for index in 0..<5 { try await store.insertSession(StoreConformanceTests.session("s\(index)")) }
-        let first = try await store.sealedValues(.sessionUpstream, after: nil, limit: 3)
-        #expect(first.map(\.id) == ["s0", "s1", "s2"] && first.allSatisfy { $0.scope == "svc" && $0.data == Data([1, 2, 3]) })
-        let rest = try await store.sealedValues(.sessionUpstream, after: "s2", limit: 3)
-        #expect(rest.map(\.id) == ["s3", "s4"])
-        #expect(try await store.replaceSealed(first[0], with: Data([4])))
-        #expect(try await !store.replaceSealed(first[0], with: Data([5])))
-        #expect(try await store.session(id: "s0")?.sealedUpstream == Data([4]))
-        try await store.insertSigningKey(StoredSigningKey(kid: "k1", algorithm: "RS256", sealedPrivateKey: Data([1]), createdAt: .now))
-        #expect(try await store.sealedValues(.signingKey, after: nil, limit: 10).map(\.id) == ["k1"])
-        #expect(try await store.sealedValues(.refreshGrace, after: nil, limit: 10).isEmpty)
-        try await store.close()
-    }
-
     @Test("connections killed by the server: the store reconnects without being reopened",
           .disabled(if: PostgresTestDatabase.serverURL == nil, PostgresTestDatabase.skipReason))
     func reconnects() async throws {
         let url = try await PostgresTestDatabase.create()
         let store = try await PostgresStore.open(url: url)
-        try await store.insertSession(StoreConformanceTests.session("s1"))
+        try await store.insertSession(StoreFixtures.session("s1"))
         let database = String(URLComponents(string: url)!.path.dropFirst())
         let killed = try await PostgresTestDatabase.execute("""
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity

@@ -3,6 +3,7 @@ import GRDB
 import IdentityCore
 @testable import SQLiteStore
 import StoreContracts
+import StoreTesting
 import Testing
 
 /// The SQLite backend keeps the pending authorizations it stored most recently in memory
@@ -12,9 +13,9 @@ import Testing
 @Suite("SQLite: pending authorizations kept in memory")
 struct SQLitePendingCacheTests {
     static func pending(_ attempts: Int = 0, expires: TimeInterval = 60) -> PendingAuthorization {
-        var pending = SignInCompletionStoreTests.pending()
+        var pending = StoreFixtures.pending()
         pending.failedAttempts = attempts
-        pending.expiresAt = SignInCompletionStoreTests.now.addingTimeInterval(expires)
+        pending.expiresAt = StoreFixtures.now.addingTimeInterval(expires)
         return pending
     }
 
@@ -41,8 +42,8 @@ struct SQLitePendingCacheTests {
         #expect(try await store.pending(idHash: "p1") == nil)
 
         try await store.insertPending(Self.pending(), idHash: "p2")
-        #expect(try await store.completeSignIn(session: StoreConformanceTests.session("s2"),
-                                               code: SignInCompletionStoreTests.code("c2", session: "s2"), consumingPending: "p2"))
+        #expect(try await store.completeSignIn(session: StoreFixtures.session("s2"),
+                                               code: StoreFixtures.code("c2", session: "s2"), consumingPending: "p2"))
         #expect(try await store.pending(idHash: "p2") == nil)
         #expect(store.pendingCache.count == 0)
         try await store.close()
@@ -52,10 +53,10 @@ struct SQLitePendingCacheTests {
     func failedCompletion() async throws {
         let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath())
         try await store.insertPending(Self.pending(3), idHash: "p1")
-        try await store.insertCode(SignInCompletionStoreTests.code("taken", session: "other"))
+        try await store.insertCode(StoreFixtures.code("taken", session: "other"))
         await #expect(throws: (any Error).self) {
-            try await store.completeSignIn(session: StoreConformanceTests.session("s1"),
-                                           code: SignInCompletionStoreTests.code("taken", session: "s1"), consumingPending: "p1")
+            try await store.completeSignIn(session: StoreFixtures.session("s1"),
+                                           code: StoreFixtures.code("taken", session: "s1"), consumingPending: "p1")
         }
         #expect(try await store.pending(idHash: "p1")?.failedAttempts == 3)
         #expect(try await Self.stored(store, "p1")?.failedAttempts == 3)
@@ -70,10 +71,10 @@ struct SQLitePendingCacheTests {
         #expect(store.pendingCache.count == PendingCache.capacity)
         #expect(store.pendingCache.pending("p0") == nil && store.pendingCache.pending("p\(total - 1)") != nil)
         #expect(try await store.pending(idHash: "p0") != nil)
-        _ = try await store.purgeExpired(before: SignInCompletionStoreTests.now.addingTimeInterval(60))
+        _ = try await store.purgeExpired(before: StoreFixtures.now.addingTimeInterval(60))
         #expect(store.pendingCache.count == PendingCache.capacity)
         try await store.insertPending(Self.pending(expires: 10), idHash: "short")
-        _ = try await store.purgeExpired(before: SignInCompletionStoreTests.now.addingTimeInterval(60))
+        _ = try await store.purgeExpired(before: StoreFixtures.now.addingTimeInterval(60))
         #expect(store.pendingCache.pending("short") == nil && store.pendingCache.count == PendingCache.capacity - 1)
         try await store.close()
     }

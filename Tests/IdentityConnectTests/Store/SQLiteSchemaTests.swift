@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import SQLiteStore
 import StoreContracts
+import StoreTesting
 import Testing
 
 /// The SQLite schema's indexes as the hot writes need them: a new token family writes no entry
@@ -12,13 +13,13 @@ struct SQLiteSchemaTests {
     @Test("new families leave the index empty; rotated ones are in it, and the lookup uses it")
     func partialIndex() async throws {
         let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath())
-        try await store.insertSession(StoreConformanceTests.session("s1"))
-        try await store.insertFamily(StoreConformanceTests.family("f1", session: "s1", refresh: "r1"))
-        try await store.insertFamily(StoreConformanceTests.family("f2", session: "s1", refresh: "r2"))
+        try await store.insertSession(StoreFixtures.session("s1"))
+        try await store.insertFamily(StoreFixtures.family("f1", session: "s1", refresh: "r1"))
+        try await store.insertFamily(StoreFixtures.family("f2", session: "s1", refresh: "r2"))
         #expect(try await Self.isPartial(store))
         #expect(try await Self.indexed(store) == 0)
-        #expect(try await store.rotateRefresh(familyId: "f1", from: "r1", to: "r1b", expiresAt: StoreConformanceTests.now.addingTimeInterval(900),
-                                              graceResponse: nil, at: StoreConformanceTests.now))
+        #expect(try await store.rotateRefresh(familyId: "f1", from: "r1", to: "r1b", expiresAt: StoreFixtures.now.addingTimeInterval(900),
+                                              graceResponse: nil, at: StoreFixtures.now))
         #expect(try await Self.indexed(store) == 1)
         #expect(try await store.family(refreshHash: "r1")?.1 == .previous)
         let plan = try await store.pool.read { db in

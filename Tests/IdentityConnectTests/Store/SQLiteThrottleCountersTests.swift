@@ -3,16 +3,17 @@ import GRDB
 import IdentityCore
 @testable import SQLiteStore
 import StoreContracts
+import StoreTesting
 import Testing
 
 /// The SQLite backend counts throttle attempts in memory (`ThrottleCounters`) and keeps them in
 /// the `throttle` table: written about a second after they change and when the store closes, read
 /// back when it opens, bounded in memory as in the table. The login throttle's places held by
 /// attempts in flight live in memory only. The rules themselves are the shared
-/// store suite's (ThrottleStoreTests, SignInThrottleResetStoreTests).
+/// store conformance suite's (`StoreConformance` in StoreTesting).
 @Suite("SQLite: throttle counters in memory, kept in the table")
 struct SQLiteThrottleCountersTests {
-    static let now = StoreConformanceTests.now
+    static let now = StoreFixtures.now
 
     static func storedCounts(_ store: SQLiteStore) async throws -> [String: Int] {
         try await store.pool.read { db in
@@ -29,7 +30,7 @@ struct SQLiteThrottleCountersTests {
     @Test("a store opened again refuses the key its last run locked, and keeps a correct password's reset")
     func survivesReopening() async throws {
         let path = SQLiteWriteTests.temporaryPath()
-        let user = StoreConformanceTests.rule("reopened-user", limit: 2), other = StoreConformanceTests.rule("reset-user", limit: 2)
+        let user = StoreFixtures.rule("reopened-user", limit: 2), other = StoreFixtures.rule("reset-user", limit: 2)
         let first = try SQLiteStore(path: path)
         for rule in [user, user, other, other] { try await Self.fail(first, rule) }
         #expect(try await first.throttleReserve([user], at: Self.now) != .reserved)
@@ -41,14 +42,14 @@ struct SQLiteThrottleCountersTests {
 
         let second = try SQLiteStore(path: path)
         #expect(try await second.throttleReserve([user], at: Self.now) != .reserved)
-        #expect(try await StoreConformanceTests.places(second, other, at: later) == 2)
+        #expect(try await StoreFixtures.places(second, other, at: later) == 2)
         try await second.close()
     }
 
     @Test("failures reach the table about a second later, without closing; attempts that did not fail are never written")
     func writtenBehind() async throws {
         let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath())
-        let user = StoreConformanceTests.rule("written-user", limit: 5), signedIn = StoreConformanceTests.rule("signed-in", limit: 5)
+        let user = StoreFixtures.rule("written-user", limit: 5), signedIn = StoreFixtures.rule("signed-in", limit: 5)
         try await Self.fail(store, user)
         try await Self.fail(store, user)
         for _ in 0..<3 {
@@ -71,11 +72,11 @@ struct SQLiteThrottleCountersTests {
     func bounded() async throws {
         let path = SQLiteWriteTests.temporaryPath()
         let store = try SQLiteStore(path: path)
-        let guesser = StoreConformanceTests.rule("guessed-user", limit: 5)
+        let guesser = StoreFixtures.rule("guessed-user", limit: 5)
         for _ in 0..<5 { #expect(try await store.throttleAttempt(guesser, at: Self.now)) }
         try await store.capThrottle(maxRows: 8)
         for index in 0..<200 {
-            let junk = StoreConformanceTests.rule("junk-\(index)", limit: 5)
+            let junk = StoreFixtures.rule("junk-\(index)", limit: 5)
             #expect(try await store.throttleAttempt(junk, at: Self.now.addingTimeInterval(Double(index))))
             #expect(store.throttle.count <= 10)
         }
@@ -92,7 +93,7 @@ struct SQLiteThrottleCountersTests {
     @Test("counters whose window and spacing are over are forgotten with the expired records")
     func purged() async throws {
         let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath())
-        let user = StoreConformanceTests.rule("expiring-user", limit: 1)
+        let user = StoreFixtures.rule("expiring-user", limit: 1)
         #expect(try await store.throttleAttempt(user, at: Self.now))
         #expect(try await !store.throttleAttempt(user, at: Self.now))
         _ = try await store.purgeExpired(before: Self.now.addingTimeInterval(299))

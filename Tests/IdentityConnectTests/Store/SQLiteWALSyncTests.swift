@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import SQLiteStore
 import StoreContracts
+import StoreTesting
 import Synchronization
 import Testing
 
@@ -32,7 +33,7 @@ struct SQLiteWALSyncTests {
         #expect(reading.wait(timeout: .now() + 10) == .success)
         let before = store.walSync.count
         let committed = Date()
-        try await store.insertSession(StoreConformanceTests.session("quiet"))
+        try await store.insertSession(StoreFixtures.session("quiet"))
         // A few pages in the WAL, nowhere near the threshold: nothing but the timer syncs them.
         #expect(store.walSync.unsynced)
         try await Self.waitUntilSynced(store, count: before + 1)
@@ -53,7 +54,7 @@ struct SQLiteWALSyncTests {
     func closeSyncs() async throws {
         // A timer that would not fire during the test: only the close can sync.
         let store = try SQLiteStore(path: SQLiteWriteTests.temporaryPath(), walSync: WALSync(interval: .seconds(600)))
-        try await store.insertSession(StoreConformanceTests.session("last"))
+        try await store.insertSession(StoreFixtures.session("last"))
         #expect(store.walSync.unsynced)
         #expect(store.walSync.count == 0)
         try await store.close()
@@ -69,7 +70,7 @@ struct SQLiteWALSyncTests {
         try FileManager.default.createDirectory(atPath: (link as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
         let store = try SQLiteStore(path: link, walSync: WALSync(interval: .seconds(600)))
-        try await store.insertSession(StoreConformanceTests.session("linked"))
+        try await store.insertSession(StoreFixtures.session("linked"))
         try await store.close()
         #expect(!store.walSync.unsynced)
         #expect(store.walSync.count == 1)
@@ -173,7 +174,7 @@ struct SQLiteWALSyncTests {
                                     walSync: WALSync(interval: .milliseconds(10), slowSync: slowSync, syncFile: { disk.sync($0) }))
         try await waitUntilSynced(store, count: 1)
         disk.slow.store(true, ordering: .relaxed)
-        try await store.insertSession(StoreConformanceTests.session("hanging"))
+        try await store.insertSession(StoreFixtures.session("hanging"))
         let deadline = Date().addingTimeInterval(20)
         while store.walSync.failure == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         return (store, disk)

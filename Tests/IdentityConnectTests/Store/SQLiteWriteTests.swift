@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 @testable import SQLiteStore
 import StoreContracts
+import StoreTesting
 import Synchronization
 import Testing
 
@@ -25,8 +26,8 @@ struct SQLiteWriteTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<400 {
                 group.addTask {
-                    if index % 50 == 0 { _ = try await store.purgeExpired(before: StoreConformanceTests.now) }
-                    try await store.insertSession(StoreConformanceTests.session("s\(index)"))
+                    if index % 50 == 0 { _ = try await store.purgeExpired(before: StoreFixtures.now) }
+                    try await store.insertSession(StoreFixtures.session("s\(index)"))
                 }
             }
             try await group.waitForAll()
@@ -57,7 +58,7 @@ struct SQLiteWriteTests {
         let blocked = try await BlockedLongWrite(store)
         let short = Task {
             try await withTaskExecutorPreference(EventLoopTaskExecutor(blocked.loop)) {
-                try await store.insertSession(StoreConformanceTests.session("during"))
+                try await store.insertSession(StoreFixtures.session("during"))
                 return try await store.writerRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions") }
             }
         }
@@ -78,13 +79,13 @@ struct SQLiteWriteTests {
         let threshold = Int(WALCheckpoints.thresholdPages)
         let halfway = threshold / 40
         for index in 0..<halfway {
-            try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
+            try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreFixtures.now.addingTimeInterval(600))
         }
         // At most half the threshold so far: nothing scheduled, nothing run.
         #expect(!store.checkpoints.pending)
         #expect(store.checkpoints.count == before)
         for index in halfway..<(threshold / 15 + 50) {
-            try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreConformanceTests.now.addingTimeInterval(600))
+            try await store.insertOneTimeGrant(hash: "h\(index)", sealed: blob, expiresAt: StoreFixtures.now.addingTimeInterval(600))
         }
         // Generous: the checkpoint runs on a pool that other suites keep busy in a full run.
         let deadline = Date().addingTimeInterval(90)
@@ -102,10 +103,10 @@ struct SQLiteWriteTests {
     @Test("after close, a write fails and a late checkpoint does nothing; neither reaches SQLite with no connection")
     func afterClose() async throws {
         let store = try SQLiteStore(path: Self.temporaryPath())
-        try await store.insertSession(StoreConformanceTests.session("before"))
+        try await store.insertSession(StoreFixtures.session("before"))
         try await store.close()
         await #expect(throws: (any Error).self) {
-            try await store.insertSession(StoreConformanceTests.session("after"))
+            try await store.insertSession(StoreFixtures.session("after"))
         }
         // A read of a write-hot row (on the writer connection) fails the same way.
         await #expect(throws: (any Error).self) {
@@ -134,7 +135,7 @@ struct SQLiteWriteTests {
         #expect(locked.wait(timeout: .now() + 10) == .success)
         // Here the write finds the lock taken (it does not wait on the caller's thread) and runs
         // again on GRDB's queue, which waits for the other connection's commit.
-        try await store.insertSession(StoreConformanceTests.session("while-locked"))
+        try await store.insertSession(StoreFixtures.session("while-locked"))
         #expect(try await store.session(id: "while-locked") != nil)
         try other.close()
         try await store.close()
@@ -144,7 +145,7 @@ struct SQLiteWriteTests {
     func writerReads() async throws {
         let path = Self.temporaryPath()
         let store = try SQLiteStore(path: path)
-        try await store.insertSession(StoreConformanceTests.session("committed"))
+        try await store.insertSession(StoreFixtures.session("committed"))
         let other = try DatabaseQueue(path: path)
         let inserted = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let holder = Thread {

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityCore
 import StoreContracts
+import StoreTesting
 import Testing
 
 /// Records the broker stores as JSON are written and read without `JSONEncoder`/`JSONDecoder` on
@@ -133,7 +134,7 @@ struct StoredRecordJSONTests {
                 "ratio": .double(2.5), "whole": .double(3), "flag": .bool(true), "none": .null,
                 "nested": .object([text: .array([.int(1), .object(["k": .string(text)])])]), text: .string(text),
             ]
-            var session = StoreConformanceTests.session("s")
+            var session = StoreFixtures.session("s")
             session.attributes = attributes
             let legacy = try JSONEncoder().encode(attributes)
             #expect(JSONValue(parsing: session.storedAttributes) == JSONValue(parsing: legacy))
