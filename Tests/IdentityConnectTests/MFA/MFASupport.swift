@@ -56,7 +56,7 @@ enum MFAFixture {
         let namespace = "env:\(appKey)/\(service)"
         let subject = SubjectIdentifier.make(namespace: namespace, userId: user)
         let sealed = try broker.engine.vault.seal(Data(secret), VaultBindings.totp(subject: subject, namespace: namespace))
-        try await broker.engine.store.enrolTOTP(
+        try await broker.engine.storage.mfa.enrolTOTP(
             TOTPFactor(owner: MFAOwner(subject: subject, namespace: namespace, authServiceId: service, userId: user),
                        sealedSecret: sealed, lastStep: 0, createdAt: broker.clock.now()),
             recoveryCodeHashes: nil, at: broker.clock.now())

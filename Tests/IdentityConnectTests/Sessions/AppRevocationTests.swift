@@ -26,7 +26,7 @@ struct AppRevocationTests {
     @Test("one app's family: the session ends with the last live family, not before")
     func oneFamily() async throws {
         let store = try await Self.store()
-        let revocation = AppRevocation(store: store, accessTokenWindow: 3600)
+        let revocation = AppRevocation(families: store, sessions: store, accessTokenWindow: 3600)
         #expect(try await !revocation.revokeFamily("f1", sessionId: "s1", at: Self.now))
         #expect(try await store.family(id: "f1")?.revokedAt == Self.now)
         #expect(try await store.session(id: "s1")?.revokedAt == nil)
@@ -37,7 +37,7 @@ struct AppRevocationTests {
     @Test("a code replayed before its first redemption stored the family ends the whole session")
     func replayWhileMinting() async throws {
         let store = try await Self.store()
-        #expect(try await AppRevocation(store: store, accessTokenWindow: 3600).revokeFamily("minting", sessionId: "s1", at: Self.now))
+        #expect(try await AppRevocation(families: store, sessions: store, accessTokenWindow: 3600).revokeFamily("minting", sessionId: "s1", at: Self.now))
         #expect(try await store.session(id: "s1")?.revokedAt == Self.now)
         #expect(try await store.family(id: "f1")?.revokedAt == Self.now)
         #expect(try await store.family(id: "f2")?.revokedAt == Self.now)
@@ -47,7 +47,7 @@ struct AppRevocationTests {
     @Test("an app instance's families everywhere: the sessions left without a live family end, the others stay")
     func instance() async throws {
         let store = try await Self.store()
-        #expect(try await AppRevocation(store: store, accessTokenWindow: 3600).revokeFamilies(ofClient: "app", at: Self.now) == ["s2"])
+        #expect(try await AppRevocation(families: store, sessions: store, accessTokenWindow: 3600).revokeFamilies(ofClient: "app", at: Self.now) == ["s2"])
         #expect(try await store.family(id: "f2")?.revokedAt == Self.now)
         #expect(try await store.session(id: "s1")?.revokedAt == nil, "f1 is still live there")
         #expect(try await store.session(id: "s2")?.revokedAt == Self.now)

@@ -175,8 +175,10 @@ struct SQLiteWALSyncTests {
         try await waitUntilSynced(store, count: 1)
         disk.slow.store(true, ordering: .relaxed)
         try await store.insertSession(StoreFixtures.session("hanging"))
-        let deadline = Date().addingTimeInterval(20)
+        // Generous: on a loaded two-core machine the sync thread can start many seconds late.
+        let deadline = Date().addingTimeInterval(60)
         while store.walSync.failure == nil && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(store.walSync.failure != nil, "the hanging sync never started")
         return (store, disk)
     }
 
@@ -184,9 +186,9 @@ struct SQLiteWALSyncTests {
         let failing = Atomic<Bool>(true)
     }
 
-    /// Waits (at most 20 s) until every commit so far is synced and at least `count` syncs ran.
+    /// Waits (at most 60 s) until every commit so far is synced and at least `count` syncs ran.
     static func waitUntilSynced(_ store: SQLiteStore, count: Int) async throws {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)
         while (store.walSync.unsynced || store.walSync.count < count) && Date() < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
