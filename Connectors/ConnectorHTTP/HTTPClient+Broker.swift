@@ -12,8 +12,7 @@ extension HTTPClient.Configuration {
     ///
     /// A span per call only once a tracer is installed (`InstrumentationSystem.bootstrap`), as
     /// for the server's requests: AsyncHTTPClient otherwise starts a span with the no-op tracer
-    /// and fills in its attributes for nothing, about 1% of a sign-in's CPU
-    /// (`scripts/profile.py login`).
+    /// and fills in its attributes for nothing on every call.
     public static func broker(readTimeout: TimeAmount? = nil) -> Self {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: readTimeout), decompression: .disabled)
@@ -27,8 +26,6 @@ extension HTTPClient.Configuration {
     /// How many connections to one host (scheme, host and port) the broker's clients keep and use
     /// at once. AsyncHTTPClient's default of 8 made calls beyond the eighth wait for a free
     /// connection: a data link or identity source answering in 200 ms could then be reached at
-    /// most 40 times a second through the broker, however many callers waited, and under the
-    /// benchmark's 32 callers the queue cost the gateway a fifth of its rate
-    /// (docs/benchmarks.md, "Performance round two, twelfth stop").
+    /// most 40 times a second through the broker, however many callers waited.
     public static let connectionsPerHost = 128
 }

@@ -3,7 +3,7 @@ import NIOHTTP1
 import Synchronization
 
 /// Requests already parsed, by method and URL text: `HTTPClient.Request.init` parses and checks
-/// its URL (through Foundation's `URL`) every time, about 2% of a sign-in's CPU, and a connector
+/// its URL (through Foundation's `URL`) every time, and a connector
 /// calls the same few URLs over and over. A copy of the parsed request gets the call's headers
 /// and body. At most ``capacity`` are kept; past that, requests are parsed as before.
 enum RequestPrototypes {

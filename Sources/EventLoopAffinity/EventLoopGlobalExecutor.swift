@@ -17,9 +17,8 @@ import Synchronization
 /// but it runs every job *isolated to the event loop's serial executor*. Swift then believes the
 /// task is on a custom actor-like executor, and each call into a `nonisolated async` function, and
 /// each return from one, must hop back to the generic executor: the runtime cannot switch in
-/// place from a custom executor, so it enqueues the task again and the loop runs it again. An
-/// introspection made about eighty-seven such round trips through the loop's queue (12% of its CPU
-/// in `flagAsAndEnqueueOnExecutor`, plus the queue itself; docs/benchmarks-history.md).
+/// place from a custom executor, so it enqueues the task again and the loop runs it again: dozens
+/// of round trips through the loop's queue per request (docs/benchmarks-history.md measures them).
 ///
 /// Here a job runs on the *generic* executor, exactly as Swift's own cooperative pool runs it,
 /// only on the event loop that enqueued it (or the next one). Calls between nonisolated functions

@@ -10,7 +10,7 @@ import Synchronization
 /// at a time that is the fastest there is. Under load, SwiftNIO's own takeover, whose many queue
 /// trips interleave the requests of all connections stage by stage, measured faster; one turn at
 /// the start of a request, taken only when other requests are in flight, brings some of that
-/// interleaving back. docs/benchmarks-history.md has the measurements.
+/// interleaving back.
 ///
 /// One instance counts the requests of one server (`buildRouter` makes it). Off an event loop, or
 /// under another executor, it only counts and runs `body`.

@@ -4,8 +4,8 @@ import IdentityCore
 /// The stored form of a code: the JSON its `Codable` conformance describes (dates as seconds since
 /// the reference date, absent optionals left out). Every sign-in writes one and every exchange
 /// reads one, so a code without an OIDC `claims` request (nearly all of them) is written and read
-/// with `JSONValue`'s byte-level writer and parser instead of `JSONEncoder` and `JSONDecoder`
-/// (together about 1.5% of a sign-in's CPU). Either form reads back with either reader
+/// with `JSONValue`'s byte-level writer and parser instead of `JSONEncoder` and `JSONDecoder`.
+/// Either form reads back with either reader
 /// (`StoredRecordJSONTests`).
 extension AuthorizationCode {
     /// The JSON stored in the code's row.
@@ -47,7 +47,7 @@ extension LoginSession {
 }
 
 /// The stored form of a pending authorization, like `AuthorizationCode`'s: every sign-in writes
-/// one and reads it back at least once (about 2% of a sign-in's CPU through `JSONDecoder`). One
+/// one and reads it back at least once, so it skips `JSONDecoder` too. One
 /// with an OIDC `claims` request or a second step outstanding goes through `Codable`.
 extension PendingAuthorization {
     /// The JSON stored in the pending authorization's row.

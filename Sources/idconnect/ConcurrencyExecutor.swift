@@ -7,9 +7,8 @@ import NIOPosix
 ///
 /// By default the broker makes SwiftNIO's event loops (the threads that already read and write
 /// every socket) Swift's global executor. Request handlers then continue on the thread that read
-/// the request instead of hopping to Swift's cooperative pool and back for every read and write:
-/// `/oauth/validate` ran at 11,600–16,300 req/s against 8,100–8,900 on Swift's pool in an
-/// interleaved A/B of one release build (docs/benchmarks-history.md, "Round one"). It is safe
+/// the request instead of hopping to Swift's cooperative pool and back for every read and write,
+/// which made validation markedly faster (docs/benchmarks-history.md, "Round one"). It is safe
 /// here because nothing on a request path blocks a thread: libldap, xmlsec, password hashes and
 /// key generation run on `BlockingPool`s, and the SQLite point reads are microseconds.
 ///
@@ -19,12 +18,11 @@ import NIOPosix
 ///   connections stage by stage, which measured best at 32 connections.
 /// - `loops`: the same threads, but jobs run nonisolated (`EventLoopGlobalExecutor`): a request
 ///   runs from its first byte to its answer without queue trips. One request at a time it takes
-///   about a quarter less CPU and answers sooner; at 32 connections on two shared cores it
-///   measured 4–8% below `nio` (4–15% without its one turn per request under load;
-///   docs/benchmarks-history.md, "Performance round two, fourth stop").
+///   less CPU and answers sooner; at 32 connections on two shared cores it measured below `nio`
+///   (docs/benchmarks-history.md, "Performance round two, fourth stop").
 /// - `adaptive` (the default): `loops` while at most one request is in flight, `nio` job by job
 ///   while several are (`RequestsInFlight`): the one-at-a-time speed of the one and the loaded
-///   speed of the other (docs/benchmarks-history.md, "ninth stop").
+///   speed of the other.
 /// - `swift`: Swift's own cooperative pool (for a custom connector that blocks, or to compare).
 enum ConcurrencyExecutor: String, CaseIterable {
     case eventLoops = "nio"

@@ -91,8 +91,8 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     // HEAD is answered for every GET route (health checkers and link checkers use it).
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     // A span per request once a tracer is installed (`InstrumentationSystem.bootstrap`, e.g.
-    // swift-otel). With the default no-op tracer the spans went nowhere and cost about 3% of every
-    // request's CPU (scripts/profile.py discovery).
+    // swift-otel). With the default no-op tracer the spans would go nowhere and still cost every
+    // request (scripts/profile.py shows it).
     if !(InstrumentationSystem.tracer is NoOpTracer) {
         router.add(middleware: TracingMiddleware())
     }

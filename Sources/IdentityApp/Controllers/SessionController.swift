@@ -11,7 +11,7 @@ struct SessionController {
 
     func register(on group: RouterGroup<AppRequestContext>) {
         // Held by the routes' closures: read through `engine` for every request, each endpoint
-        // struct was copied out of the engine and released again (1.6% of an introspection).
+        // struct would be copied out of the engine and released again.
         let validation = engine.validation
         let introspection = engine.introspection
         group.refuseOtherMethods("oauth/validate", allow: [.get])

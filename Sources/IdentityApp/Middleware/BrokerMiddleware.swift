@@ -8,8 +8,8 @@ import Hummingbird
 ///
 /// One middleware, not one per layer: a Hummingbird middleware's `handle` switches executors on
 /// entry and after `next`, and under load, where the broker runs its jobs isolated to the event
-/// loop (`adaptive`), each switch is a trip through the loop's queue. As four middlewares these
-/// layers took 17 of an introspection's 69 trips (docs/benchmarks-history.md, "eleventh stop").
+/// loop (`adaptive`), each switch is a trip through the loop's queue; four middlewares made four
+/// times the trips (docs/benchmarks-history.md counts them).
 struct BrokerMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let metrics: MetricsRegistry

@@ -6,8 +6,8 @@ extension HTTPFields {
     /// joined, as the subscript joins them), found by a plain loop.
     ///
     /// The subscript builds a lazy map over the fields and joins it even when there is one field;
-    /// with its runtime generic-metadata lookups, the three or four reads a validation or an
-    /// introspection makes were about 3% of its CPU (docs/benchmarks-history.md, "thirteenth stop").
+    /// with its runtime generic-metadata lookups, that is a visible cost for the three or four
+    /// reads every validation and introspection makes.
     func value(_ name: HTTPField.Name) -> String? {
         var found: String?
         for index in startIndex..<endIndex where self[index].name == name {

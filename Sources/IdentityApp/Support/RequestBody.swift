@@ -81,7 +81,7 @@ package enum RequestParameters {
     }
 
     /// Where `byte` first occurs in `bytes`, found with `memchr`: the form's scans run over a
-    /// 1 KB token, and comparing byte by byte in Swift was 1.3% of an introspection.
+    /// 1 KB token on every introspection, faster than comparing byte by byte in Swift.
     private static func offset(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let base = bytes.baseAddress, !bytes.isEmpty,
               let found = memchr(base, Int32(byte), bytes.count) else { return nil }

@@ -24,8 +24,8 @@ enum Responses {
         Response(status: status, headers: noStore ? jsonNoStoreHeaders : jsonHeaders, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The header fields of every JSON answer, built once: setting them one by one through
-    /// HTTPTypes' subscript cost each validation and introspection about 1% of its CPU.
+    /// The header fields of every JSON answer, built once instead of set one by one through
+    /// HTTPTypes' subscript on every validation and introspection.
     private static let jsonHeaders: HTTPFields = [.contentType: "application/json; charset=utf-8"]
     private static let jsonNoStoreHeaders: HTTPFields = [
         .contentType: "application/json; charset=utf-8", .cacheControl: "no-store", .pragma: "no-cache",

@@ -68,7 +68,7 @@ public struct ConnectorIdentity: Sendable, Equatable {
 }
 
 extension UpstreamToken {
-    /// The JSON the vault seals, written without `JSONEncoder` (about 1.7% of a sign-in's CPU):
+    /// The JSON the vault seals, written without `JSONEncoder` (every sign-in seals one):
     /// what `JSONEncoder.sortedCompact` writes, dates as seconds since the reference date
     /// (`UpstreamSerializationTests`), read back by `decode`.
     public var serialized: Data {

@@ -2,7 +2,7 @@
 /// with a fixed shape (introspection's RFC 7662 members).
 ///
 /// Building such an answer as a `[String: JSONValue]` hashed every key into the dictionary and
-/// then sorted the members to write them, about 2% of an introspection's CPU; here the members
+/// then sorted the members to write them, on every introspection; here the members
 /// stay an array and are written as they stand. Keys must be distinct (the literal is written by
 /// hand, and a JSON object with a repeated name means different things to different parsers).
 public struct JSONMembers: Sendable, ExpressibleByDictionaryLiteral {

@@ -2,8 +2,8 @@
 /// characters `A–Z a–z 0–9 - . _ ~` stay, every other UTF-8 byte becomes `%XX` (upper-case hex).
 ///
 /// The same bytes as Foundation's `addingPercentEncoding(withAllowedCharacters:)` with that set,
-/// which went through `NSString` and a `CharacterSet` lookup per character: building a sign-in's
-/// redirect with it was about 2% of the sign-in's CPU (`scripts/profile.py login`).
+/// which goes through `NSString` and a `CharacterSet` lookup per character for every redirect a
+/// sign-in builds.
 public enum PercentEncoding {
     /// `text` with everything but the unreserved characters percent-encoded.
     public static func unreserved(_ text: String) -> String {

@@ -18,7 +18,7 @@ public enum Secrets {
 
     /// Random bytes from the system generator, in one call: `UInt8.random(using:)` with
     /// `SystemRandomNumberGenerator` made one `getrandom(2)` per byte — 72 system calls for the
-    /// three identifiers of a code exchange (docs/benchmarks-history.md). `arc4random_buf` is the
+    /// three identifiers of a code exchange. `arc4random_buf` is the
     /// kernel's CSPRNG through a single `getrandom` on glibc 2.36+, and the system's CSPRNG on Darwin.
     public static func randomBytes(_ count: Int) -> [UInt8] {
         guard count > 0 else { return [] }

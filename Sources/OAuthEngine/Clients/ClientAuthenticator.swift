@@ -14,8 +14,8 @@ public struct BasicCredentials: Sendable, Equatable {
     /// Parses `Basic base64(user:password)`; nil when the header is not Basic; throws
     /// `invalid_client` when it is Basic but malformed (bad base64, not UTF-8, no colon).
     ///
-    /// Decodes on the value's UTF-8 bytes: through Foundation's base64 and `String(data:encoding:)`
-    /// the parse was 1.7% of an introspection's CPU.
+    /// Decodes on the value's UTF-8 bytes rather than through Foundation's base64 and
+    /// `String(data:encoding:)`: every introspection and token request parses this header.
     public init?(authorizationHeader header: String?) throws {
         guard let header, header.utf8.count > 6, header.hasASCIICaseInsensitivePrefix("basic ") else { return nil }
         var encoded = header.dropFirst(6).trimmingSpacesAndTabs
@@ -34,7 +34,8 @@ public struct BasicCredentials: Sendable, Equatable {
     var passwordCandidates: [String] { Self.candidates(password) }
 
     private static func candidates(_ text: String) -> [String] {
-        // A byte scan: `String.contains(_:)` with a string argument was 3% of an introspection.
+        // A byte scan: `String.contains(_:)` with a string argument walks Characters, and every
+        // client-authenticated request comes through here.
         guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }),
               let decoded = text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding,
               decoded != text else { return [text] }

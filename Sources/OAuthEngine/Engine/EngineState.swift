@@ -7,8 +7,8 @@ import Synchronization
 /// What changes on reload or key rotation: the configuration, its clients and the signing keys.
 ///
 /// A value, held through one reference: every request copies the live snapshot (client
-/// authentication, token verification), and a copy of the four parts themselves retained and
-/// released every array and string of the configuration, 0.6–0.8% of an introspection's CPU.
+/// authentication, token verification), and a copy of the four parts themselves would retain and
+/// release every array and string of the configuration each time.
 /// Setting a part makes a new reference, so a snapshot never changes under its holder.
 public struct EngineState: Sendable {
     @usableFromInline

@@ -1,8 +1,7 @@
 import Synchronization
 import StoreContracts
 
-/// Access contexts read recently, for validation (docs/benchmarks-history.md, "Performance round
-/// two"; docs/protocol.md, "GET /oauth/validate"). Backends validate the same token many times a second; with PostgreSQL
+/// Access contexts read recently, for validation (docs/protocol.md, "GET /oauth/validate"). Backends validate the same token many times a second; with PostgreSQL
 /// each read is a round trip. An entry is used for at most ``maximumAge`` and only while no write of
 /// this process that can end or change an access context happened since it was read
 /// (`AccessTokenStore.accessContextChanges`): a revocation here is seen at once, one on another

@@ -1,8 +1,8 @@
 /// The key of a signed token in the verified-token memo (``TokenVerifier/verified``): equal by the
 /// token's whole text, hashed by its length and its last 32 bytes (the end of the signature).
 ///
-/// Hashing the whole token (about 800 bytes for an access token) under the memo's lock was 0.35%
-/// of an introspection's CPU. Only tokens whose signature checked out are stored, and the end of
+/// Hashing the whole token (about 800 bytes for an access token) under the memo's lock would be
+/// paid by every validation and introspection. Only tokens whose signature checked out are stored, and the end of
 /// a signature is unpredictable without the signing key, so stored keys spread over the buckets
 /// and no caller can crowd one; a token that merely ends like a stored one is still compared in
 /// full and misses.

@@ -3,8 +3,9 @@ import IdentityCore
 
 /// The token endpoint's JSON written without `JSONEncoder`: compact, keys sorted, absent
 /// optionals left out, byte for byte what `JSONEncoder.sortedCompact` writes
-/// (`TokenSerializationTests`). `JSONEncoder` was about 5% of a refresh's CPU: the access token's
-/// claims, the ID token's, and the response twice (the answer and its sealed grace copy).
+/// (`TokenSerializationTests`). Every refresh encodes four documents — the access token's claims,
+/// the ID token's, and the response twice (the answer and its sealed grace copy) — and
+/// `JSONEncoder` was a visible share of it (docs/benchmarks-history.md).
 extension AccessTokenClaims {
     /// The JWT payload.
     public var serialized: Data {
