@@ -67,6 +67,8 @@ export IDCONNECT_GEOIP_TEST_DB="$peers_dir/geoip-test.mmdb"
 # timeout; more threads share the CPU instead of queueing. (The broker itself sees one key
 # generation at start, not a hundred.)
 NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=8 swift test --skip-build
+# docs/architecture.md against the code: the module map and each engine part's store roles.
+python3 scripts/architecture-check.py
 scripts/smoke.sh
 # An operator's first hour with the binary (docs/operations.md): --version, refusals before anything
 # is created, the admin listener and its metrics, SIGTERM with a long poll open, healthcheck,
