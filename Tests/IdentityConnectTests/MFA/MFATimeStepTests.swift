@@ -124,10 +124,7 @@ struct MFATimeStepTests {
     @Test("the second-step page: a wrong code shows the error and the code field again; the next step's code signs in; its replay is refused",
           arguments: StoreBackend.allCases)
     func page(_ backend: StoreBackend) async throws {
-        let broker = try await Self.broker(backend)
-        try await broker.withClient { client in
-            let browser = MFABrowser(client)
-            let (action, csrf) = try await browser.secondStepForm()
+        try await Self.onSecondStepPage(backend) { broker, client, browser, action, csrf in
             let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 2))])
             Self.expectPageAgain(wrong, action: action, status: .badRequest, saying: "not correct")
             try await Self.expectSignedIn(browser, action: action, csrf: csrf, code: Self.code(broker, 1))
@@ -136,17 +133,13 @@ struct MFATimeStepTests {
             let next = MFAPage(html: try await other.get(try must(try await other.signIn().location)).text)
             let replay = try await other.post(try must(next.action), [("csrf_token", try must(next.csrfToken)), ("otp", Self.code(broker, 1))])
             #expect(MFAPage(html: replay.text).error?.contains("used already") == true)
-            try await broker.engine.storage.maintenance.close()
         }
     }
 
     @Test("six wrong codes on one page: the page and its code field every time, the throttle's words from the sixth; then the right code",
           arguments: StoreBackend.allCases)
     func wrongCodesKeepThePage(_ backend: StoreBackend) async throws {
-        let broker = try await Self.broker(backend)
-        try await broker.withClient { client in
-            let browser = MFABrowser(client)
-            let (action, csrf) = try await browser.secondStepForm()
+        try await Self.onSecondStepPage(backend) { broker, _, browser, action, csrf in
             for attempt in 1...6 {
                 let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", Self.code(broker, 3))])
                 Self.expectPageAgain(wrong, action: action, status: attempt <= 5 ? .badRequest : .tooManyRequests,
@@ -154,6 +147,19 @@ struct MFATimeStepTests {
             }
             broker.clock.advance(30)
             try await Self.expectSignedIn(browser, action: action, csrf: csrf, code: Self.code(broker, 0))
+        }
+    }
+
+    /// Alice signed in with her password at a broker on `backend`, on the second-step page:
+    /// `body` gets the broker, the client, the browser, the form's action and CSRF token.
+    static func onSecondStepPage(_ backend: StoreBackend,
+                                 _ body: @Sendable (TestBroker, any TestClientProtocol, MFABrowser, String, String) async throws -> Void)
+        async throws {
+        let broker = try await Self.broker(backend)
+        try await broker.withClient { client in
+            let browser = MFABrowser(client)
+            let (action, csrf) = try await browser.secondStepForm()
+            try await body(broker, client, browser, action, csrf)
             try await broker.engine.storage.maintenance.close()
         }
     }
