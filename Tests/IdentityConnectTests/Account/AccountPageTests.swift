@@ -10,7 +10,7 @@ struct AccountPageTests {
     @Test("without a sign-in the page signs the person in through the broker's own flow and comes back; served no-store, not framable")
     func signsInFirst() async throws {
         let broker = try await AccountFixture.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let browser = MFABrowser(client, userAgent: AccountFixture.chrome)
             let first = try await browser.get(AccountPaths.page(TestBroker.appKey))
             #expect(first.status == .ok)

@@ -131,7 +131,7 @@ struct DataLinkGatewayTests {
             try await TestHTTPServer.with(RecordingDataLink.router(log: CallLog(), gathering: gathering)) { dataLink in
                 let broker = try await TestBroker.make(files: AuthLinkFixture.files(authLink: authLink, dataLink: dataLink),
                                                        registry: AuthLinkFixture.registry)
-                try await broker.withClient { client in
+                try await broker.withClient(network: true) { client in
                     let access = try #require(try await AuthLinkFixture.signIn(client, "ok").json["access_token"] as? String)
                     let port = try #require(client.port)
                     // A client of the test's own, so that all sixteen calls reach the broker at once.

@@ -33,7 +33,7 @@ struct PrecomputedDocumentTests {
     @Test("pipelined behind a routed request, a document is answered after it, in order")
     func pipelinedInOrder() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             // One write: the document's head arrives while /healthz is still a task in the
             // router. Answered at once, the JWKS would overtake the /healthz answer.
@@ -54,7 +54,7 @@ struct PrecomputedDocumentTests {
     @Test("one request at a time: the router's answer byte for byte in body, ETag, caching, a Date and a request id")
     func sameAnswerAsTheRouter() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             for (path, maxAge) in [("/.well-known/openid-configuration", 300), ("/.well-known/oauth-authorization-server", 300),
                                    ("/.well-known/jwks.json", 60)] {
@@ -84,7 +84,7 @@ struct PrecomputedDocumentTests {
     @Test("If-None-Match naming the tag gets 304 without a body; HEAD and other methods stay the router's")
     func conditionalAndOtherMethods() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             let etag = try #require(try await client.get("/.well-known/jwks.json").headers[.eTag])
             let raw = try await RawHTTP.exchange(port: port,
@@ -103,7 +103,7 @@ struct PrecomputedDocumentTests {
     @Test("a request with a body is the router's; the one after it is answered in order")
     func bodiesAndConnectionHeaders() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             let raw = try await RawHTTP.exchange(port: port,
                 "GET /.well-known/jwks.json HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
@@ -117,7 +117,7 @@ struct PrecomputedDocumentTests {
     @Test("answers before the router are counted in /metrics under the document's route")
     func metrics() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             _ = try await RawHTTP.exchange(port: port,
                 "GET /.well-known/jwks.json HTTP/1.1\r\nHost: x\r\n\r\nGET /.well-known/jwks.json HTTP/1.1\r\nHost: x\r\n\r\n",

@@ -60,7 +60,7 @@ struct TrustedProxyTests {
         files["server.yaml"] = files["server.yaml"]!.replacingOccurrences(
             of: "server:\n", with: "server:\n  trustedProxies: [ 127.0.0.1, \"::1\" ]\n")
         let broker = try await TestBroker.make(files: files)
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             func attempt(_ user: String, _ password: String, from address: String) async throws -> TestResponse {
                 var headers = basicAuth(TestBroker.appKey, TestBroker.appSecret)
                 headers[.forwardedForHeader] = address
@@ -74,7 +74,7 @@ struct TrustedProxyTests {
         }
         // Without trustedProxies the header is ignored: everyone is the proxy's address.
         let plain = try await TestBroker.make()
-        try await plain.withClient { client in
+        try await plain.withClient(network: true) { client in
             for index in 0..<50 {
                 var headers = basicAuth(TestBroker.appKey, TestBroker.appSecret)
                 headers[.forwardedForHeader] = "203.0.113.\(index)"

@@ -13,7 +13,7 @@ struct AuditTrailTests {
     @Test("sign-ins, failures, throttling, code replay, refresh reuse, logout, instances: one event each, no secret in any")
     func events() async throws {
         let (broker, auditFile) = try await OperatorCommandsTests.make(.sqlite)
-        let seen = try await broker.withClient { client -> [String] in
+        let seen = try await broker.withClient(network: true) { client -> [String] in
             // A success and a failure through the automated grant.
             let tokens = try await Flows.tokens(client)
             let failed = try await Flows.automatedLogin(client, username: "alice", password: "not-alices-password")

@@ -12,7 +12,7 @@ struct QRLoginTests {
     @Test("confirm: the showing browser signs in as the app's user, in the app's session; the code exchanges for that user")
     func confirm() async throws {
         let broker = try await QRFlows.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let browser = try await QRFlows.show(client)
             #expect(browser.page.text.contains(#"<img id="qr-code" src="data:image/png;base64,"#))
             #expect(browser.page.headers[.contentSecurityPolicy]?.contains("script-src 'nonce-") == true)

@@ -24,7 +24,7 @@ struct GatewaySecurityTests {
             try await TestHTTPServer.with(RecordingDataLink.router(log: dataLog)) { dataLink in
                 let broker = try await TestBroker.make(files: Self.files(authLink: authLink, dataLink: dataLink),
                                                        registry: AuthLinkFixture.registry)
-                try await broker.withClient { client in
+                try await broker.withClient(network: true) { client in
                     // "expiring" has no email: the X-User-Email mapping yields no value for this token.
                     let access = try #require(try await AuthLinkFixture.signIn(client, "expiring").json["access_token"] as? String)
                     var headers: HTTPFields = [.authorization: "Bearer \(access)", .cookie: "idc_sso=secret"]
@@ -88,7 +88,7 @@ struct GatewaySecurityTests {
             try await TestHTTPServer.with(RecordingDataLink.router(log: dataLog)) { dataLink in
                 let broker = try await TestBroker.make(files: Self.files(authLink: authLink, dataLink: dataLink),
                                                        registry: AuthLinkFixture.registry)
-                try await broker.withClient { client in
+                try await broker.withClient(network: true) { client in
                     let access = try #require(try await AuthLinkFixture.signIn(client, "ok").json["access_token"] as? String)
                     let port = try #require(client.port)
                     for path in ["/datalink/crm/../admin", "/datalink/crm/./x", "/datalink/crm/%2e%2e/admin", "/datalink/crm/a/%2E%2e",

@@ -16,7 +16,7 @@ struct HTTPLimitsSecurityTests {
     @Test("a head over 16 KiB gets 431; one just under it is served")
     func headSize() async throws {
         let broker = try await Self.broker()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             let big = try await RawHTTP.exchange(port: port, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "a", count: 17_000))\r\n\r\n")
             #expect(big.hasPrefix("HTTP/1.1 431"), "\(big.prefix(80))")
@@ -30,7 +30,7 @@ struct HTTPLimitsSecurityTests {
     @Test("a head trickled in slower than headTimeout gets 408 and the connection closes")
     func slowHead() async throws {
         let broker = try await Self.broker(headTimeout: 2)
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             let started = ContinuousClock.now
             let answer = try await RawHTTP.exchange(port: port, "", chunks: ["GET /healthz HTTP/1.1\r\n", "Host: x\r\n", "X-A: 1\r\n", "X-B: 2\r\n"],
@@ -43,7 +43,7 @@ struct HTTPLimitsSecurityTests {
     @Test("TRACE is 405 everywhere, TRACK a 4xx")
     func traceAndTrack() async throws {
         let broker = try await Self.broker()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             for path in ["/healthz", "/oauth/token", "/nowhere"] {
                 let trace = try await RawHTTP.exchange(port: port, "TRACE \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: idc_sso=secret\r\n\r\n")
@@ -58,7 +58,7 @@ struct HTTPLimitsSecurityTests {
     @Test("1,000 idle and slow connections do not stop /healthz from answering")
     func manyIdleConnections() async throws {
         let broker = try await Self.broker()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let port = try #require(client.port)
             // The test client connects in the background; let it connect before a thousand
             // connections fill the accept queue (on a loaded machine its 5 s connect timeout

@@ -64,7 +64,7 @@ struct InstanceBindingSecurityTests {
     @Test("two users' codes redeemed at once by one unbound instance: exactly one binds", arguments: StoreBackend.allCases)
     func bindingRace(_ backend: StoreBackend) async throws {
         let broker = try await RegistrationTests.make(backend: backend)
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let instance = try await InstanceFlows.register(client, broker: broker)
             var codes: [String] = []
             for (user, password) in [("alice", "alicepw"), ("bob", "bobpw")] {

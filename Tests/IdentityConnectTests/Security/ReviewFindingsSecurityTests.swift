@@ -33,7 +33,7 @@ struct ReviewFindingsSecurityTests {
         var files = TestBroker.defaultConfig()
         files["server.yaml"] = files["server.yaml"]!.replacingOccurrences(of: "server:\n", with: "server:\n  trustedProxies: [ 127.0.0.1 ]\n")
         let broker = try await TestBroker.make(files: files)
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             func attempt(_ user: String, _ password: String, from address: String) async throws -> TestResponse {
                 try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", user), ("password", password)],
                                           headers: basicAuth(TestBroker.appKey, TestBroker.appSecret)

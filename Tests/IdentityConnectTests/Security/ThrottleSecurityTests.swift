@@ -23,7 +23,7 @@ struct ThrottleSecurityTests {
         try await TestHTTPServer.with(ScriptableAuthLink.router(log: authLog)) { authLink in
             let broker = try await TestBroker.make(files: AuthLinkFixture.files(authLink: authLink, dataLink: "http://127.0.0.1:9"),
                                                    registry: AuthLinkFixture.registry, backend: backend)
-            try await broker.withClient { client in
+            try await broker.withClient(network: true) { client in
                 // Twenty connections at once (the test client would send them one after another).
                 let port = try #require(client.port)
                 let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -83,7 +83,7 @@ struct ThrottleSecurityTests {
         var files = TestBroker.defaultConfig()
         files["server.yaml"] = files["server.yaml"]!.replacingOccurrences(of: "server:\n", with: "server:\n  trustedProxies: [ 127.0.0.1 ]\n")
         let broker = try await TestBroker.make(files: files)
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             func attempt(_ user: String, _ password: String, from address: String) async throws -> TestResponse {
                 try await client.postForm("/oauth/token", [("grant_type", "password"), ("username", user), ("password", password)],
                                           headers: basicAuth(TestBroker.appKey, TestBroker.appSecret)
@@ -116,7 +116,7 @@ struct ThrottleSecurityTests {
     @Test("registration: 429 with Retry-After past the per-address limit")
     func registrationLimit() async throws {
         let broker = try await RegistrationTests.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             var statuses: [Int] = []
             for _ in 0..<25 {
                 let statement = try RegistrationTests.statement(exp: broker.clock.now() + 600)
@@ -137,7 +137,7 @@ struct ThrottleSecurityTests {
     @Test("a flood of unauthenticated authorization requests from one address is refused past the limit (3,000 requests)")
     func authorizationFlood() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             let state = String(repeating: "s", count: 1024)
             var refused = 0
             for _ in 0..<3000 {

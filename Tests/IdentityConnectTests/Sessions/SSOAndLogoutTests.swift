@@ -140,7 +140,7 @@ struct ThrottleTests {
     @Test("one address: typos of a few people pass; 50 failures across usernames throttle every username from it")
     func addressThrottling() async throws {
         let broker = try await TestBroker.make()
-        try await broker.withClient { client in
+        try await broker.withClient(network: true) { client in
             func attempt(_ user: String, _ password: String) async throws -> TestResponse {
                 try await Self.passwordGrant(client, user, password)
             }

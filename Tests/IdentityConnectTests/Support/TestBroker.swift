@@ -104,8 +104,12 @@ struct TestBroker {
         return TestBroker(directory: directory, clock: clock, engine: prepared.engine, prepared: prepared, storage: storage)
     }
 
-    /// Serves the broker on an ephemeral loopback port for the duration of `body`.
-    func withClient<T: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    /// Runs `body` against the broker's router in process (Hummingbird's `.router` testing: no
+    /// socket, the fast way), or, with `network`, served on an ephemeral loopback port through the
+    /// broker's own server pipeline: for what needs a real connection — the head guard and
+    /// connection limits, the documents answered below the router, client addresses (throttling,
+    /// rate limits, `X-Forwarded-For`), the data-link gateway, many requests at once.
+    func withClient<T: Sendable>(network: Bool = false, _ body: @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
         var logger = Logger(label: "test-http")
         logger.logLevel = .critical
         let app = Application(router: buildRouter(engine, metrics: prepared.metrics),
@@ -113,7 +117,7 @@ struct TestBroker {
                                                        metrics: prepared.metrics),
                               configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         defer { if ownsDirectory { try? FileManager.default.removeItem(at: directory) } }
-        return try await app.test(.live, body)
+        return try await app.test(network ? .live : .router, body)
     }
 
     /// A second instance on the same configuration and database, as another `idconnect serve`
