@@ -38,7 +38,7 @@ extension AccountEndpoint {
         let authorization = AuthorizationRequest(
             client: client, redirectURI: callbackURL, scope: "openid", state: state, nonce: nil,
             codeChallenge: PKCE.challenge(for: verifier), prompt: reauthenticate ? "login" : nil, loginHint: hint,
-            resources: nil, maxAge: nil, claims: nil, online: true)
+            resources: nil, maxAge: nil, claims: nil, online: true, issuer: context.issuer)
         let flow = AccountFlow(verifier: verifier, state: state, clientId: client.clientId, then: then, reauthenticate: reauthenticate,
                                expiresAt: context.clock.now().addingTimeInterval(Self.flowLifetime))
         let sealed: String

@@ -23,24 +23,30 @@ public struct AuthorizationRequest: Sendable {
     /// `access_type=online` (Blitz): no refresh token. `offline` (or scope `offline_access`), or
     /// nothing, leaves it to the auth service's `refresh`.
     public let online: Bool
+    /// The broker's issuer, named in every answer to the redirect URI (RFC 9207 `iss`).
+    public let issuer: String
 
     /// Where errors go once the redirect URI is known to be registered.
-    public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state) }
+    public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer) }
 }
 
-/// The redirect URI and state an error is reported to (RFC 6749 §4.1.2.1).
+/// The redirect URI and state an error is reported to (RFC 6749 §4.1.2.1), with the issuer that
+/// answers (RFC 9207: a client that talks to several servers learns which one it was, and an
+/// attacker's server cannot pass its answer off as ours).
 public struct ErrorRedirect: Sendable, Equatable {
     public let redirectURI: String
     public let state: String?
+    public let issuer: String
 
-    public init(redirectURI: String, state: String?) {
+    public init(redirectURI: String, state: String?, issuer: String) {
         self.redirectURI = redirectURI
         self.state = state
+        self.issuer = issuer
     }
 
     public func url(for error: OAuthError) -> String {
         RedirectURL.build(redirectURI, [("error", error.code.rawValue), ("error_description", error.errorDescription),
-                                        ("state", state)])
+                                        ("state", state), ("iss", issuer)])
     }
 }
 
@@ -63,8 +69,9 @@ extension AuthorizationRequest {
 
     /// Checks the parameters in the order RFC 6749 §4.1.2.1 requires: client and redirect URI
     /// first (errors shown, never redirected), the rest reported to the redirect URI.
-    /// `lookup` resolves the client id (configured clients and registered app instances).
-    public static func parse(_ parameters: OAuthParameters,
+    /// `lookup` resolves the client id (configured clients and registered app instances);
+    /// `issuer` is the broker's, named in every answer to the redirect URI.
+    public static func parse(_ parameters: OAuthParameters, issuer: String,
                              lookup: (String) async throws -> ResolvedClient?) async throws(AuthorizationFailure) -> AuthorizationRequest {
         guard let clientId = parameters["client_id"] else {
             throw .cannotRedirect(.invalidRequest("The parameter 'client_id' is required."))
@@ -82,7 +89,7 @@ extension AuthorizationRequest {
         guard RedirectURL.isRegistered(redirectURI, in: client.redirectURIs) else {
             throw .cannotRedirect(.invalidRequest("The redirect_uri is not registered for this client."))
         }
-        let target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"])
+        let target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"], issuer: issuer)
         guard let responseType = parameters["response_type"] else {
             throw .redirect(.invalidRequest("The parameter 'response_type' is required."), target)
         }
@@ -152,6 +159,7 @@ extension AuthorizationRequest {
         return AuthorizationRequest(
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
-            prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online)
+            prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online,
+            issuer: issuer)
     }
 }

@@ -27,7 +27,7 @@ public struct AuthorizeEndpoint: Sendable {
         do throws(AuthorizationFailure) {
             let expanded = try await pushed.expand(given)
             parameters = expanded.parameters
-            request = try await AuthorizationRequest.parse(parameters) { try await clients.resolve($0, in: state) }
+            request = try await AuthorizationRequest.parse(parameters, issuer: context.issuer) { try await clients.resolve($0, in: state) }
             if request.client.service.requirePar && !expanded.pushed {
                 throw AuthorizationFailure.redirect(.invalidRequest("This app must push its authorization requests (PAR) first."),
                                                     request.errorTarget)
@@ -176,7 +176,7 @@ public struct AuthorizeEndpoint: Sendable {
         }
         let request: AuthorizationRequest
         do {
-            request = try await AuthorizationRequest.parse(parameters) { try await clients.resolve($0, in: state) }
+            request = try await AuthorizationRequest.parse(parameters, issuer: context.issuer) { try await clients.resolve($0, in: state) }
         } catch {
             // On this JSON API an unknown client is the usual 401 with `WWW-Authenticate: Basic`
             // (docs/protocol.md, "Errors"); the browser flow keeps 400 so that no Basic prompt ever

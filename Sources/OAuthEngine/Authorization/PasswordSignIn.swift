@@ -49,7 +49,7 @@ public struct PasswordSignIn: Sendable {
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.wrapping(error, "pending lookup"))
         }
-        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
+        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer)
         if let clientId = parameters["client_id"], clientId != pending.clientId,
            context.state.directory.resolve(clientId).map({ $0.appKey != pending.appKey || $0.service.id != pending.authServiceId }) ?? true {
             throw .cannotRedirect(.invalidRequest("client_id does not match the authorization request."))

@@ -134,7 +134,8 @@ public struct PendingAuthorizations: Sendable {
                           client: ResolvedClient) -> (redirect: String, record: AuthorizationCode) {
         let now = context.clock.now()
         let code = Secrets.randomToken()
-        return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("code", code)]), AuthorizationCode(
+        // `iss` (RFC 9207) before `code`: `code` stays last, as the Android SDK reads everything after it.
+        return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("iss", context.issuer), ("code", code)]), AuthorizationCode(
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
             createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources,

@@ -43,7 +43,7 @@ public struct PushedAuthorizations: Sendable {
         if parameters["client_id"] == nil { pairs.append(("client_id", caller.client.clientId)) }
         let pushed = try OAuthParameters(pairs: pairs)
         do {
-            _ = try await AuthorizationRequest.parse(pushed) { try await clients.resolve($0, in: state) }
+            _ = try await AuthorizationRequest.parse(pushed, issuer: context.issuer) { try await clients.resolve($0, in: state) }
         } catch {
             // JSON answers: the client is talking to us directly, nothing is redirected.
             throw error.error.code == .invalidClient ? OAuthError.invalidClient(error.error.errorDescription) : error.error

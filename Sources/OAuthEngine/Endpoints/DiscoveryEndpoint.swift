@@ -58,6 +58,8 @@ public struct DiscoveryEndpoint: Sendable {
             "pushed_authorization_request_endpoint": .string("\(issuer)/oauth/par"),
             "require_pushed_authorization_requests": .bool(Self.everyServiceRequiresPar(state)),
             "claims_parameter_supported": .bool(true),
+            // RFC 9207: every answer to the redirect URI names the issuer (`iss`).
+            "authorization_response_iss_parameter_supported": .bool(true),
         ]
         if state.config.environments.contains(where: { $0.registration != nil }) {
             document["registration_endpoint"] = .string("\(issuer)/oauth/register")

@@ -100,7 +100,9 @@ public struct SecondStepSignIn: Sendable {
         /// starts (the account page), its SSO cookie is replaced by the completion's.
         var browser: BrowserContext
         var clientAddress: String? { browser.clientAddress }
-        var target: ErrorRedirect { ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state) }
+        /// Where an error goes: the client's redirect URI, named by this broker (`issuer`).
+        var issuer: String
+        var target: ErrorRedirect { ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: issuer) }
     }
 
     static let expired = AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in page has expired. Start again from the app."))
@@ -126,10 +128,10 @@ public struct SecondStepSignIn: Sendable {
             throw .cannotRedirect(.wrapping(error, "client lookup"))
         }
         guard let client else {
-            throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state))
+            throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer))
         }
         return Loaded(id: id, idHash: idHash, pending: pending, client: client, step: step, binding: binding,
-                      owner: SecondFactors.owner(userId: step.userId, client: client), browser: browser)
+                      owner: SecondFactors.owner(userId: step.userId, client: client), browser: browser, issuer: context.issuer)
     }
 
     /// Saves the step's new state.

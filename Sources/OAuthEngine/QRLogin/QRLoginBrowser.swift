@@ -121,7 +121,7 @@ public struct QRLoginBrowser: Sendable {
               let client = try? await authorizations.client(for: pending), let settings = client.service.qrLogin else {
             throw Self.unknown
         }
-        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state)
+        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer)
         let now = context.clock.now()
         switch login.state {
         case .refused:

@@ -21,7 +21,7 @@ struct EngineHarness {
     /// The authorization request of `pairs`, checked as `/oauth/auth` checks it.
     func request(_ pairs: [(String, String)]) async throws -> AuthorizationRequest {
         let state = engine.state
-        return try await AuthorizationRequest.parse(try Self.parameters(pairs)) { try await engine.clients.resolve($0, in: state) }
+        return try await AuthorizationRequest.parse(try Self.parameters(pairs), issuer: engine.issuer) { try await engine.clients.resolve($0, in: state) }
     }
 
     /// Signs `username` in through the temp login URI of an API-mode authorization and returns

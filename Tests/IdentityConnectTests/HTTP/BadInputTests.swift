@@ -32,7 +32,7 @@ struct BadInputTests {
         }
     }
 
-    @Test("authorization endpoint: errors after a valid redirect_uri go back to it with error and state")
+    @Test("authorization endpoint: errors after a valid redirect_uri go back to it with error, state and iss (RFC 9207)")
     func authorizationErrorsRedirected() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
@@ -52,6 +52,7 @@ struct BadInputTests {
                 let location = try #require(response.location)
                 #expect(location.hasPrefix(TestBroker.redirect + "?"))
                 #expect(queryItems(location)["state"] == "abc")
+                #expect(queryItems(location)["iss"] == "http://127.0.0.1:8080", "\(extra)")
                 #expect(["invalid_request", "login_required"].contains(queryItems(location)["error"] ?? ""))
             }
         }

@@ -129,7 +129,7 @@ struct BrowserFlowTests {
             #expect(location.hasPrefix("https://login.example.com/page?"))
             let tempLogin = try #require(queryItems(location)["temp_login_uri"])
             let answer = try await client.postForm(pathOf(tempLogin), [("username", "bob"), ("password", "bobpw")])
-            #expect(answer.location?.hasPrefix(TestBroker.redirect + "?state=xyz&code=") == true)
+            #expect(answer.location?.hasPrefix(TestBroker.redirect + "?state=xyz&iss=\(TestBroker.encodedIssuer)&code=") == true)
         }
     }
 

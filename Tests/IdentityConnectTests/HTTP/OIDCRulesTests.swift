@@ -65,6 +65,7 @@ struct OIDCRulesTests {
             #expect(queryItems(try #require(bad.location))["error"] == "invalid_request")
             let discovery = try await client.get("/.well-known/openid-configuration").json
             #expect(discovery["claims_parameter_supported"] as? Bool == true)
+            #expect(discovery["authorization_response_iss_parameter_supported"] as? Bool == true)
             #expect((discovery["acr_values_supported"] as? [String])?.contains("urn:idconnect:acr:mfa") == true)
             #expect(discovery["request_uri_parameter_supported"] as? Bool == false)
         }

@@ -68,7 +68,7 @@ struct UpstreamFlowTests {
             let back = try await client.get("/oauth/callback?" + formEncode([("state", relay), ("user", "carol")]),
                                             headers: [.cookie: "idc_csrf=\(cookie)"])
             let location = try #require(back.location)
-            #expect(location.hasPrefix(TestBroker.redirect + "?state=app-state&code="))
+            #expect(location.hasPrefix(TestBroker.redirect + "?state=app-state&iss=\(TestBroker.encodedIssuer)&code="))
             let code = try #require(queryItems(location)["code"])
             let tokens = try await client.postForm("/oauth/token", [
                 ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.redirect), ("client_id", "kid_up")],

@@ -41,7 +41,8 @@ struct GeoIPTests {
               geoip: { database: \(try #require(Self.database)) }
             """
         let broker = try await TestBroker.make(files: files)
-        try await broker.withClient { client in
+        // The trusted proxy is the peer address of a real connection.
+        try await broker.withClient(network: true) { client in
             let browser = try await QRFlows.show(client, forwardedFor: "81.2.69.160")
             let token = try await QRFlows.appToken(client)
             var headers: HTTPFields = [.authorization: "Bearer \(token)", .acceptLanguage: "de-DE, en;q=0.5"]

@@ -34,7 +34,7 @@ struct QRLoginTests {
             let finished = try await QRFlows.finish(client, browser)
             #expect(finished.status == .found)
             let location = try #require(finished.location)
-            #expect(location.hasPrefix(TestBroker.redirect + "?state=st-1&code="))
+            #expect(location.hasPrefix(TestBroker.redirect + "?state=st-1&iss=\(TestBroker.encodedIssuer)&code="))
             #expect(finished.cookies["idc_sso"] != nil)
             let tokens = try await client.postForm("/oauth/token", [
                 ("grant_type", "authorization_code"), ("code", try redirectCode(finished)), ("redirect_uri", TestBroker.redirect),

@@ -28,7 +28,7 @@ struct WebSSOTests {
             let web = try await Self.webAuthorize(client, cookie: "css=\(css)")
             #expect(web.status == .found)
             let location = try #require(web.location)
-            #expect(location.hasPrefix(TestBroker.redirect + "?state=st&code="))
+            #expect(location.hasPrefix(TestBroker.redirect + "?state=st&iss=\(TestBroker.encodedIssuer)&code="))
             #expect(web.headers[values: .setCookie].contains { $0.hasPrefix("css=;") && $0.contains("Max-Age=0") })
             #expect(web.cookies["idc_sso"] != nil)
             let exchange = try await client.postForm("/oauth/token", [

@@ -135,7 +135,7 @@ enum SAMLPeerFixture {
         let answer = try await postToACS(client, try await responseFields(client, authService: authService, browser: browser))
         #expect(answer.status == .found, "\(authService): \(answer.text.replacingOccurrences(of: "\n", with: " ").suffix(400))")
         let location = try #require(answer.location)
-        #expect(location.hasPrefix(TestBroker.redirect + "?state=app-state&code="), "\(location)")
+        #expect(location.hasPrefix(TestBroker.redirect + "?state=app-state&iss=\(TestBroker.encodedIssuer)&code="), "\(location)")
         let code = try #require(queryItems(location)["code"])
         let exchange = try await client.postForm("/oauth/token", [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", TestBroker.redirect),

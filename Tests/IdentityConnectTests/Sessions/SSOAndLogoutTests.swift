@@ -50,7 +50,7 @@ struct SSOAndLogoutTests {
             let second = try await Self.authorize(client, "kid_two", sso: sso)
             #expect(second.status == .found)
             let location = try #require(second.location)
-            #expect(location.hasPrefix(TestBroker.redirect + "?state=st&code="))
+            #expect(location.hasPrefix(TestBroker.redirect + "?state=st&iss=\(TestBroker.encodedIssuer)&code="))
             let code = try #require(queryItems(location)["code"])
             let exchange = try await client.postForm("/oauth/token", [("grant_type", "authorization_code"), ("code", code),
                 ("redirect_uri", TestBroker.redirect), ("client_id", "kid_two"), ("code_verifier", Flows.verifier)])

@@ -25,6 +25,8 @@ struct TestBroker {
     static let appSecret = "test-app-secret-1234"
     static let redirect = "https://app.example.com/cb"
     static let nativeRedirect = "com.example.app:/oauth2redirect"
+    /// The test brokers' issuer as it stands in a redirect's query (`iss`, RFC 9207).
+    static let encodedIssuer = "http%3A%2F%2F127.0.0.1%3A8080"
 
     /// Password hashes are computed once per test process with the minimum cost (tests, not production).
     static let hashes: [String: String] = {
