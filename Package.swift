@@ -103,6 +103,13 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOTLS", package: "swift-nio"),
         ]),
+        // For tests only: `EngineFixture`, a `BrokerEngine` built in Swift — configuration, `static`
+        // connectors, signing keys, vault — on `MemoryStore` with a manual clock (docs/testing.md,
+        // "Engine unit tests"). No YAML, no files, no sockets: it depends on no app, backend or HTTP target.
+        .target(name: "EngineTesting", dependencies: [
+            "OAuthEngine", "StoreTesting", "StoreContracts", "StaticConnector", "IdentityConfig", "IdentityCore", "JOSE", "OneTimePassword",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "StaticConnector", dependencies: [
             "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], path: "Connectors/StaticConnector"),
@@ -157,8 +164,12 @@ let package = Package(
         .testTarget(name: "OneTimePasswordTests", dependencies: ["OneTimePassword"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Fixtures"]),
+        // The engine's parts through their public API on `EngineFixture`: no HTTP server, no YAML.
+        .testTarget(name: "OAuthEngineTests", dependencies: [
+            "EngineTesting", "OAuthEngine", "StoreTesting", "StoreContracts", "IdentityConfig", "IdentityCore", "JOSE", "OneTimePassword",
+        ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
-            "IdentityApp", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
+            "IdentityApp", "EngineTesting", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "StoreContracts", "StoreTesting", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
             "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity", "BuildInfo",
             .product(name: "PostgresNIO", package: "postgres-nio"),

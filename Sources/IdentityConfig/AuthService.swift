@@ -43,6 +43,35 @@ public struct AuthService: Sendable {
     public static let defaultTokenTtl = 3600
     public static let defaultRefreshTtl = 1_209_600
     public static let defaultSessionMaxAge = 2_592_000
+
+    /// An auth service as the configuration reader makes one; built in code (tests), every
+    /// setting left out has the default docs/configuration.md names, and `location`/`keyPath`
+    /// (where problems point) say it was not read from a file.
+    public init(id: String, name: String? = nil, redirectURIs: [String], grantTtl: Int = AuthService.defaultGrantTtl,
+                tokenTtl: Int = AuthService.defaultTokenTtl, refresh: Bool = true, refreshTtl: Int = AuthService.defaultRefreshTtl,
+                sessionMaxAge: Int = AuthService.defaultSessionMaxAge, tokenFormat: TokenFormat = .jwt,
+                customizedLogin: CustomizedLogin? = nil, qrLogin: QRLoginSettings? = nil, allowedScopes: [String]? = nil,
+                requirePar: Bool = false, mfa: MFASettings = .off, webOrigins: [String] = [], provider: ProviderSettings,
+                location: SourceLocation = .builtInCode, keyPath: String = "") {
+        self.id = id
+        self.name = name
+        self.redirectURIs = redirectURIs
+        self.grantTtl = grantTtl
+        self.tokenTtl = tokenTtl
+        self.refresh = refresh
+        self.refreshTtl = refreshTtl
+        self.sessionMaxAge = sessionMaxAge
+        self.tokenFormat = tokenFormat
+        self.customizedLogin = customizedLogin
+        self.qrLogin = qrLogin
+        self.allowedScopes = allowedScopes
+        self.requirePar = requirePar
+        self.mfa = mfa
+        self.webOrigins = webOrigins
+        self.provider = provider
+        self.location = location
+        self.keyPath = keyPath
+    }
 }
 
 /// `qrLogin` of an auth service: its login page offers "Sign in with a QR code"; the app of a

@@ -172,6 +172,17 @@ public struct Organization: Sendable {
     public var apiResources: [APIResource] = []
     public var location: SourceLocation
     public var keyPath: String
+
+    /// An organization as the configuration reader makes one; built in code (tests), its
+    /// `location` says it was not read from a file.
+    public init(id: String, authServices: [AuthService], apiResources: [APIResource] = [],
+                location: SourceLocation = .builtInCode, keyPath: String = "") {
+        self.id = id
+        self.authServices = authServices
+        self.apiResources = apiResources
+        self.location = location
+        self.keyPath = keyPath
+    }
 }
 
 /// An environment: an app's App Key, its secret and its auth services
@@ -193,6 +204,26 @@ public struct Environment: Sendable {
     public var apiResources: [APIResource] = []
     public var location: SourceLocation
     public var keyPath: String
+
+    /// An environment as the configuration reader makes one; built in code, every setting left
+    /// out has its documented default (`validateAuth: optional`, no registration, no data links).
+    public init(appKey: String, appSecret: String? = nil, name: String? = nil, organization: String? = nil,
+                defaultAuthService: String? = nil, authServices: [AuthService] = [], validateAuth: ValidateAuth = .optional,
+                registration: RegistrationSettings? = nil, dataLinks: [DataLink] = [], apiResources: [APIResource] = [],
+                location: SourceLocation = .builtInCode, keyPath: String = "") {
+        self.appKey = appKey
+        self.appSecret = appSecret
+        self.name = name
+        self.organization = organization
+        self.defaultAuthService = defaultAuthService
+        self.authServices = authServices
+        self.validateAuth = validateAuth
+        self.registration = registration
+        self.dataLinks = dataLinks
+        self.apiResources = apiResources
+        self.location = location
+        self.keyPath = keyPath
+    }
 }
 
 /// Dynamic registration of mobile app instances (docs/configuration.md, "registration").
@@ -200,6 +231,11 @@ public struct RegistrationSettings: Sendable {
     public var initialAccessTokens: [String]
     /// software_id → whom to trust for that software's statements.
     public var softwareStatements: [String: SoftwareStatementTrust]
+
+    public init(initialAccessTokens: [String], softwareStatements: [String: SoftwareStatementTrust] = [:]) {
+        self.initialAccessTokens = initialAccessTokens
+        self.softwareStatements = softwareStatements
+    }
 }
 
 /// The keys (and optionally the issuer) a software's statements must come from.

@@ -9,6 +9,9 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { line > 0 ? "\(file):\(line)" : file }
+
+    /// Where configuration built in code (tests), not read from a file, is said to come from.
+    public static let builtInCode = SourceLocation(file: "(built in code)", line: 0)
 }
 
 /// A parsed configuration value with its location and key path. Secret references

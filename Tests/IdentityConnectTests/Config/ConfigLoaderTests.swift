@@ -1,3 +1,4 @@
+import EngineTesting
 import Foundation
 import IdentityApp
 import IdentityConfig

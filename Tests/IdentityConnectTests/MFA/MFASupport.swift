@@ -1,3 +1,4 @@
+import EngineTesting
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -53,13 +54,7 @@ enum MFAFixture {
 
     /// Enrols `secret` as `user`'s authenticator app at `service` of this fixture, as enrolment does.
     static func enrolTOTP(_ broker: TestBroker, service: String, user: String, secret: [UInt8]) async throws {
-        let namespace = "env:\(appKey)/\(service)"
-        let subject = SubjectIdentifier.make(namespace: namespace, userId: user)
-        let sealed = try broker.engine.vault.seal(Data(secret), VaultBindings.totp(subject: subject, namespace: namespace))
-        try await broker.engine.storage.mfa.enrolTOTP(
-            TOTPFactor(owner: MFAOwner(subject: subject, namespace: namespace, authServiceId: service, userId: user),
-                       sealedSecret: sealed, lastStep: 0, createdAt: broker.clock.now()),
-            recoveryCodeHashes: nil, at: broker.clock.now())
+        try await broker.engine.enrolTOTP(secret, userId: user, clientId: "\(appKey).\(service)")
     }
 
     static func tokens(_ client: any TestClientProtocol, code: String, service: String = "required") async throws -> TestResponse {

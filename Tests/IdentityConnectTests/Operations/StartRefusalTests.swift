@@ -1,3 +1,4 @@
+import EngineTesting
 import Foundation
 @testable import IdentityApp
 import IdentityCore

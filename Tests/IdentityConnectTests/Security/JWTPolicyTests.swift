@@ -1,4 +1,5 @@
 import Crypto
+import EngineTesting
 import Foundation
 import IdentityCore
 import JOSE

@@ -1,3 +1,4 @@
+import EngineTesting
 import Foundation
 import GRDB
 import Hummingbird
@@ -21,21 +22,16 @@ struct TestBroker {
     /// A sibling leaves the shared directory to the broker that made it.
     var ownsDirectory = true
 
-    static let appKey = "kid_test"
-    static let appSecret = "test-app-secret-1234"
-    static let redirect = "https://app.example.com/cb"
-    static let nativeRedirect = "com.example.app:/oauth2redirect"
+    // The engine unit tests' fixture (`EngineFixture`) has the same client, users and configuration.
+    static let appKey = EngineFixture.appKey
+    static let appSecret = EngineFixture.appSecret
+    static let redirect = EngineFixture.redirect
+    static let nativeRedirect = EngineFixture.nativeRedirect
     /// The test brokers' issuer as it stands in a redirect's query (`iss`, RFC 9207).
-    static let encodedIssuer = "http%3A%2F%2F127.0.0.1%3A8080"
+    static let encodedIssuer = EngineFixture.encodedIssuer
 
     /// Password hashes are computed once per test process with the minimum cost (tests, not production).
-    static let hashes: [String: String] = {
-        var result: [String: String] = [:]
-        for (user, password) in [("alice", "alicepw"), ("bob", "bobpw")] {
-            result[user] = try! PasswordHash.pbkdf2(password: password, iterations: PasswordHash.minimumIterations)
-        }
-        return result
-    }()
+    static let hashes = [TestUser.alice.username: TestUser.alice.passwordHash, TestUser.bob.username: TestUser.bob.passwordHash]
 
     /// The default test environment: several auth services exercising different settings.
     static func defaultConfig(signing: String = "RS256") -> [String: String] {

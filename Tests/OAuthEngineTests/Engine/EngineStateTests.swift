@@ -1,3 +1,4 @@
+import EngineTesting
 import Foundation
 import JOSE
 @testable import OAuthEngine
@@ -10,8 +11,7 @@ import Testing
 struct EngineStateTests {
     @Test("a snapshot keeps its keys across updateKeys and replaceState; a copy's change stays in the copy")
     func snapshotsAreValues() async throws {
-        let harness = try await EngineHarness.make()
-        let engine = harness.engine
+        let engine = try await EngineFixture().engine
         let before = engine.state
         let original = before.keys
         let rotated = SigningKeyRing(active: original.active, published: [])
@@ -28,6 +28,6 @@ struct EngineStateTests {
 
         engine.replaceState(copy)
         #expect(engine.state.keys === original)
-        #expect(engine.state.directory.resolve(TestBroker.appKey) != nil)
+        #expect(engine.state.directory.resolve(EngineFixture.appKey) != nil)
     }
 }

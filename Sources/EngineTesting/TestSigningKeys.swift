@@ -10,10 +10,11 @@ import Synchronization
 /// requests queued behind them past their read timeout. The RSA material is made once per
 /// process and reused under a fresh kid per broker (each broker has storage of its own); ES256
 /// keys are cheap and made fresh. Key rotation (`keys rotate`, housekeeping) still generates.
-enum TestSigningKeys {
+/// ``EngineFixture`` makes its engines' keys with it too.
+public enum TestSigningKeys {
     private static let rsaPEM = Mutex<String?>(nil)
 
-    @Sendable static func make(_ algorithm: JOSEAlgorithm) throws -> SigningKey {
+    @Sendable public static func make(_ algorithm: JOSEAlgorithm) throws -> SigningKey {
         guard algorithm == .rs256 else { return try SigningKey.generate(algorithm) }
         let pem = try rsaPEM.withLock { cached -> String in
             if let cached { return cached }
