@@ -54,8 +54,8 @@ struct ThrottleConcurrencyTests {
     func twoInstances() async throws {
         let first = try await TestBroker.make(backend: .postgres, postgresPool: 2)
         let second = try await first.sibling()
-        try await first.withClient { one in
-            try await second.withClient { two in
+        try await first.withClient(network: true) { one in
+            try await second.withClient(network: true) { two in
                 let ports = [try #require(one.port), try #require(two.port)]
                 for round in 1...2 {
                     let answers = try await Self.concurrentGrants(ports: ports)
