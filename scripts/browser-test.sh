@@ -8,7 +8,9 @@
 # `mfa: required` on its own broker: enrolment from the QR code, codes, replay, recovery codes, a
 # passkey with Chromium's virtual authenticator, and API mode; then cors_test.py, a single-page app
 # on another loopback origin doing the code flow with PKCE, refresh, userinfo and revocation
-# through fetch, and an unlisted origin blocked (docs/protocol.md, "Browser apps (CORS)").
+# through fetch, and an unlisted origin blocked (docs/protocol.md, "Browser apps (CORS)"); then
+# response_mode_test.py, form_post and fragment answers to a receiver on another port
+# (docs/protocol.md, "Response modes").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -28,3 +30,4 @@ for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sle
 "$venv/bin/python" Tests/browser/account_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/mfa_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/cors_test.py --bin "$bin"
+"$venv/bin/python" Tests/browser/response_mode_test.py --bin "$bin"

@@ -144,6 +144,11 @@ extension EngineFixture {
     }
 
     /// The query parameters of `url`.
+    /// The fields of an answer to the client, whatever its response mode.
+    public static func query(_ answer: ClientAnswer) -> [String: String] {
+        Dictionary(answer.fields.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
     public static func query(_ url: String) -> [String: String] {
         var result: [String: String] = [:]
         for item in URLComponents(string: url)?.queryItems ?? [] { result[item.name] = item.value ?? "" }

@@ -45,6 +45,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var maxAge: Int?
     /// `access_type=online` (Blitz): no refresh token for this authorization.
     public var online: Bool?
+    /// `response_mode`: how the code or error goes back to the client (nil: `query`).
+    public var responseMode: ResponseMode?
     /// Set once the first factor passed and a second step (an AuthLink challenge, a second
     /// factor, an enrolment) is outstanding (docs/mfa.md).
     public var secondStep: SecondStep?

@@ -70,6 +70,7 @@ extension PendingAuthorization {
         object["resources"] = resources.map { .array($0.map { .string($0) }) }
         object["maxAge"] = maxAge.map { .int(Int64($0)) }
         object["online"] = online.map { .bool($0) }
+        object["responseMode"] = responseMode.map { .string($0.rawValue) }
         return Data(JSONValue.serialize(object: object))
     }
 
@@ -90,9 +91,11 @@ extension PendingAuthorization {
             pending.resources = reader.optionalStrings("resources")
             pending.maxAge = reader.optionalInt("maxAge")
             pending.online = reader.optionalBool("online")
+            let responseMode = reader.optionalString("responseMode")
+            pending.responseMode = responseMode.flatMap(ResponseMode.init(rawValue:))
             reader.absent("claims")
             reader.absent("secondStep")
-            if mode != nil, reader.complete { return pending }
+            if mode != nil, responseMode == nil || pending.responseMode != nil, reader.complete { return pending }
         }
         return try JSONDecoder().decode(PendingAuthorization.self, from: data)
     }

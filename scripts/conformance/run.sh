@@ -89,3 +89,15 @@ set +e
   --json "$results/results.json" | tee "$results/results.txt"
 set -e
 "$venv/bin/python" "$here/compare.py" "$here/expected.txt" "$results/results.txt"
+
+# The Form Post Basic OP plan: the Basic OP modules with response_mode=form_post (the answers come
+# back as the broker's auto-posting page, read as the suite's browser submits it).
+echo "== conformance: Form Post Basic OP"
+set +e
+"$venv/bin/python" "$here/oidc_conformance.py" --issuer "$issuer" --ca-bundle "$work/ca.pem" --plan basic --response-mode form_post \
+  --client-id kid_demo --client-secret "$(cat console-config/secrets/demo-app-secret)" \
+  --second-client-id kid_conf2 --second-client-secret "$second_secret" \
+  --redirect-uri http://localhost:3000/callback --username alice --password wonderland \
+  --json "$results/results-form-post.json" | tee "$results/results-form-post.txt"
+set -e
+"$venv/bin/python" "$here/compare.py" "$here/expected-form-post.txt" "$results/results-form-post.txt"

@@ -90,10 +90,12 @@ struct AuthorizeController {
         switch outcome {
         case .errorPage(let error):
             return services.pages.errorPage(error)
-        case .redirect(let location, let sso):
-            var response = Responses.redirect(location)
+        case .redirect(let answer, let sso):
+            var response = services.pages.answer(answer)
             cookies.setSSO(sso, on: &response)
             return response
+        case .secondStep(let page):
+            return Responses.redirect(page)
         case .upstream(let action):
             return services.pages.upstreamAction(action)
         case .loginForm(let form):

@@ -14,7 +14,7 @@ extension AppServices {
     func render(_ result: BrowserSignInResult) -> Response {
         switch result {
         case .signedIn(let completion):
-            var response = Responses.redirect(completion.redirect)
+            var response = pages.answer(completion.redirect)
             cookies.setSSO(completion.sso, on: &response)
             return response
         case .secondStep(let page):
@@ -27,7 +27,7 @@ extension AppServices {
     func render(_ failure: AuthorizationFailure) -> Response {
         switch failure {
         case .cannotRedirect(let error): pages.errorPage(error)
-        case .redirect(let error, let target): Responses.redirect(target.url(for: error))
+        case .redirect(let error, let target): pages.answer(target.answer(for: error))
         }
     }
 }

@@ -73,8 +73,8 @@ struct SecondStepController {
                 return services.pages.secondStep(model, status: .init(code: status))
             case .next(let location):
                 return Responses.redirect(location, status: .seeOther)
-            case .redirect(let location):
-                return Responses.redirect(location)
+            case .redirect(let answer):
+                return services.pages.answer(answer)
             case .finished(let result):
                 return services.render(result)
             }
@@ -88,12 +88,14 @@ struct SecondStepController {
         switch outcome {
         case .page(let model, let status):
             return Responses.json(["error": model.error ?? "The passkey was not accepted."], status: .init(code: status))
-        case .next(let location), .redirect(let location):
+        case .next(let location):
             return Responses.json(["redirect": location])
+        case .redirect(let answer):
+            return Responses.json(object: Pages.answerJSON(answer))
         case .finished(.secondStep(let location)):
             return Responses.json(["redirect": location])
         case .finished(.signedIn(let completion)):
-            var response = Responses.json(["redirect": completion.redirect])
+            var response = Responses.json(object: Pages.answerJSON(completion.redirect))
             cookies.setSSO(completion.sso, on: &response)
             return response
         }

@@ -53,8 +53,8 @@ struct TempLoginController {
         do {
             switch try await passwordSignIn.signIn(pendingId: id, parameters: parameters, csrfToken: formToken,
                                                    browser: services.browser(request, context)) {
-            case .redirect(let location):
-                return Responses.redirect(location)
+            case .redirect(let answer):
+                return services.pages.answer(answer)
             case .finished(let result):
                 return services.render(result)
             case .retry(let pendingId, _):
@@ -70,7 +70,7 @@ struct TempLoginController {
         case .cannotRedirect(let error):
             return fromBrowser ? services.pages.errorPage(error) : Responses.error(error)
         case .redirect(let error, let target):
-            return Responses.redirect(target.url(for: error))
+            return services.pages.answer(target.answer(for: error))
         }
     }
 

@@ -38,7 +38,11 @@ extension PageTemplates {
     static let qrRefused = layout + """
     <h1>Sign-in refused</h1>
     <p class="error" role="alert" id="qr-refused">The sign-in was refused in the app.</p>
-    <p><a id="qr-back" href="{{back}}">Return to the app</a></p>
+    {{#back}}<p><a id="qr-back" href="{{back}}">Return to the app</a></p>{{/back}}
+    {{#post}}<form method="post" action="{{action}}">
+    {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
+    {{/fields}}<button type="submit" id="qr-back">Return to the app</button>
+    </form>{{/post}}
     </main></body></html>
     """
 

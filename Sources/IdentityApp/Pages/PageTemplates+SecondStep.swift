@@ -36,7 +36,21 @@ extension PageTemplates {
             headers: { "Content-Type": "application/json" },
             body: JSON.stringify({ csrf_token: button.dataset.csrf, challenge: options.challenge, credential: credential }) })
             .then(function (answer) { return answer.json(); })
-            .then(function (answer) { window.location.assign(answer.redirect || button.dataset.page); });
+            .then(function (answer) {
+              if (!answer.post) { window.location.assign(answer.redirect || button.dataset.page); return; }
+              var form = document.createElement("form");
+              form.method = "post";
+              form.action = answer.post.action;
+              answer.post.fields.forEach(function (field) {
+                var input = document.createElement("input");
+                input.type = "hidden";
+                input.name = field.name;
+                input.value = field.value;
+                form.appendChild(input);
+              });
+              document.body.appendChild(form);
+              form.submit();
+            });
         }).catch(function (failure) {
           button.disabled = false;
           error.textContent = "The passkey was not used (" + (failure && failure.name || "error") + "). Try again.";

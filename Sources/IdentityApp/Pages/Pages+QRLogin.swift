@@ -3,6 +3,7 @@ import Hummingbird
 import IdentityCore
 import Mustache
 import OAuthEngine
+import StoreContracts
 import QRCode
 
 extension Pages {
@@ -30,8 +31,15 @@ extension Pages {
         return response
     }
 
-    func qrRefused(back: String) -> Response {
-        Responses.html(qrRefusedTemplate.render(["title": "Sign-in refused", "back": back]), status: .forbidden)
+    /// The app refused: the way back carries `access_denied`, a link or (`form_post`) a form.
+    func qrRefused(back: ClientAnswer) -> Response {
+        var values: [String: Any] = ["title": "Sign-in refused"]
+        if back.mode == .formPost {
+            values["post"] = ["action": back.redirectURI, "fields": back.fields.map { ["name": $0.name, "value": $0.value] }] as [String: Any]
+        } else {
+            values["back"] = back.url
+        }
+        return Responses.html(qrRefusedTemplate.render(values), status: .forbidden)
     }
 
     func qrExpired(restart: String) -> Response {

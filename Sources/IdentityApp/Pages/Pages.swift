@@ -69,17 +69,23 @@ struct Pages: Sendable {
         case .redirect(let location):
             return Responses.redirect(location)
         case .autoPost(let url, let fields):
-            let nonce = Secrets.randomToken(bytes: 16)
-            let values: [String: Any] = [
-                "title": signingOut ? "Signing out" : "Signing in",
-                "heading": signingOut ? "Continuing to sign out…" : "Continuing to sign-in…", "action": url, "nonce": nonce,
-                "fields": fields.map { ["name": $0.name, "value": $0.value] },
-            ]
-            var response = Responses.html(autoPost.render(values))
-            response.headers[.contentSecurityPolicy] =
-                "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; frame-ancestors 'none'; base-uri 'none'"
-            return response
+            return autoPosting(to: url, fields: fields.map { ($0.name, $0.value) }, title: signingOut ? "Signing out" : "Signing in",
+                               heading: signingOut ? "Continuing to sign out…" : "Continuing to sign-in…")
         }
+    }
+
+    /// A page that posts `fields` to `url` as soon as it loads (its one script is allowed by a
+    /// nonce), with a button when scripts are off.
+    func autoPosting(to url: String, fields: [(name: String, value: String)], title: String, heading: String) -> Response {
+        let nonce = Secrets.randomToken(bytes: 16)
+        let values: [String: Any] = [
+            "title": title, "heading": heading, "action": url, "nonce": nonce,
+            "fields": fields.map { ["name": $0.name, "value": $0.value] },
+        ]
+        var response = Responses.html(autoPost.render(values))
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; frame-ancestors 'none'; base-uri 'none'"
+        return response
     }
 
     /// Asks before signing out (docs/security.md, rule 7): a form that posts the logout request

@@ -25,28 +25,37 @@ public struct AuthorizationRequest: Sendable {
     public let online: Bool
     /// The broker's issuer, named in every answer to the redirect URI (RFC 9207 `iss`).
     public let issuer: String
+    /// `response_mode`: how the code or an error goes back (`query` unless the client asked).
+    public var responseMode: ResponseMode = .query
 
     /// Where errors go once the redirect URI is known to be registered.
-    public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer) }
+    public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer, mode: responseMode) }
 }
 
-/// The redirect URI and state an error is reported to (RFC 6749 §4.1.2.1), with the issuer that
-/// answers (RFC 9207: a client that talks to several servers learns which one it was, and an
-/// attacker's server cannot pass its answer off as ours).
+/// The redirect URI, state and response mode an error is reported with (RFC 6749 §4.1.2.1), and
+/// the issuer that answers (RFC 9207: a client that talks to several servers learns which one it
+/// was, and an attacker's server cannot pass its answer off as ours).
 public struct ErrorRedirect: Sendable, Equatable {
     public let redirectURI: String
     public let state: String?
     public let issuer: String
+    public let mode: ResponseMode
 
-    public init(redirectURI: String, state: String?, issuer: String) {
+    public init(redirectURI: String, state: String?, issuer: String, mode: ResponseMode = .query) {
         self.redirectURI = redirectURI
         self.state = state
         self.issuer = issuer
+        self.mode = mode
     }
 
-    public func url(for error: OAuthError) -> String {
-        RedirectURL.build(redirectURI, [("error", error.code.rawValue), ("error_description", error.errorDescription),
-                                        ("state", state), ("iss", issuer)])
+    /// Errors of a sign-in in progress go where its authorization asked.
+    public init(_ pending: PendingAuthorization, issuer: String) {
+        self.init(redirectURI: pending.redirectURI, state: pending.state, issuer: issuer, mode: pending.responseMode ?? .query)
+    }
+
+    public func answer(for error: OAuthError) -> ClientAnswer {
+        ClientAnswer(redirectURI: redirectURI, mode: mode, [("error", error.code.rawValue), ("error_description", error.errorDescription),
+                                                            ("state", state), ("iss", issuer)])
     }
 }
 
@@ -89,7 +98,16 @@ extension AuthorizationRequest {
         guard RedirectURL.isRegistered(redirectURI, in: client.redirectURIs) else {
             throw .cannotRedirect(.invalidRequest("The redirect_uri is not registered for this client."))
         }
-        let target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"], issuer: issuer)
+        var target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"], issuer: issuer)
+        var responseMode = ResponseMode.query
+        if let mode = parameters["response_mode"] {
+            // An unknown mode is reported in the default one (OAuth 2.0 Multiple Response Types §2).
+            guard let known = ResponseMode(rawValue: mode) else {
+                throw .redirect(.invalidRequest("response_mode must be query, fragment or form_post."), target)
+            }
+            responseMode = known
+            target = ErrorRedirect(redirectURI: redirectURI, state: parameters["state"], issuer: issuer, mode: known)
+        }
         guard let responseType = parameters["response_type"] else {
             throw .redirect(.invalidRequest("The parameter 'response_type' is required."), target)
         }
@@ -160,6 +178,6 @@ extension AuthorizationRequest {
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
             prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online,
-            issuer: issuer)
+            issuer: issuer, responseMode: responseMode)
     }
 }

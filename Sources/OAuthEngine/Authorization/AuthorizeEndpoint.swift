@@ -87,30 +87,30 @@ public struct AuthorizeEndpoint: Sendable {
                                                     client: request.client, amr: session.amr)
             if need != .none {
                 if prompts.contains("none") {
-                    return AuthorizeResult(outcome: .redirect(request.errorTarget.url(for: OAuthError(.loginRequired,
+                    return AuthorizeResult(outcome: .redirect(request.errorTarget.answer(for: OAuthError(.loginRequired,
                         "A second factor is required; sign in interactively."))), binding: nil, clearWebSSO: false)
                 }
                 let binding = browser.binding ?? Secrets.randomToken()
                 let page = try await secondStep.stepUp(request, session: session, need: need, browserBinding: binding)
-                return AuthorizeResult(outcome: .redirect(page), binding: binding, clearWebSSO: false)
+                return AuthorizeResult(outcome: .secondStep(page), binding: binding, clearWebSSO: false)
             }
         } catch {
             let failure = OAuthError.wrapping(error, "second factor check")
-            return AuthorizeResult(outcome: .redirect(request.errorTarget.url(for: failure)), binding: nil, clearWebSSO: false)
+            return AuthorizeResult(outcome: .redirect(request.errorTarget.answer(for: failure)), binding: nil, clearWebSSO: false)
         }
         return AuthorizeResult(outcome: await issue(request, with: session, rememberFor: remembered), binding: nil, clearWebSSO: false)
     }
 
     private func issue(_ request: AuthorizationRequest, with session: LoginSession, rememberFor browser: BrowserContext?) async -> AuthorizeOutcome {
         do {
-            let location = try await authorizations.issueCode(request, session: session)
+            let answer = try await authorizations.issueCode(request, session: session)
             await noteUse(of: session)
-            guard browser != nil else { return .redirect(location) }
-            return .redirect(location, sso: await sso.remember(session, client: request.client, ssoToken: nil))
+            guard browser != nil else { return .redirect(answer) }
+            return .redirect(answer, sso: await sso.remember(session, client: request.client, ssoToken: nil))
         } catch let error as OAuthError {
-            return .redirect(request.errorTarget.url(for: error))
+            return .redirect(request.errorTarget.answer(for: error))
         } catch {
-            return .redirect(request.errorTarget.url(for: .wrapping(error, "SSO sign-in")))
+            return .redirect(request.errorTarget.answer(for: .wrapping(error, "SSO sign-in")))
         }
     }
 
@@ -136,7 +136,7 @@ public struct AuthorizeEndpoint: Sendable {
             AuthorizeResult(outcome: outcome, binding: binding, clearWebSSO: false)
         }
         if prompts.contains("none") {
-            return result(.redirect(target.url(for: OAuthError(.loginRequired, "The user is not signed in."))))
+            return result(.redirect(target.answer(for: OAuthError(.loginRequired, "The user is not signed in."))))
         }
         let binding = browser.binding ?? Secrets.randomToken()
         if request.client.authService.connector is any RedirectConnector {
@@ -148,7 +148,7 @@ public struct AuthorizeEndpoint: Sendable {
             }
         }
         guard request.client.authService.connector is any PasswordConnector else {
-            return result(.redirect(target.url(for: .unauthorizedClient("This auth service cannot sign in through the browser."))))
+            return result(.redirect(target.answer(for: .unauthorizedClient("This auth service cannot sign in through the browser."))))
         }
         let id: String
         do {
@@ -223,7 +223,7 @@ public struct AuthorizeEndpoint: Sendable {
     static func outcome(for failure: AuthorizationFailure) -> AuthorizeOutcome {
         switch failure {
         case .cannotRedirect(let error): .errorPage(error)
-        case .redirect(let error, let target): .redirect(target.url(for: error))
+        case .redirect(let error, let target): .redirect(target.answer(for: error))
         }
     }
 }

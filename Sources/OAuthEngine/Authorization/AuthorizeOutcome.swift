@@ -63,7 +63,9 @@ public enum AuthorizeOutcome: Sendable, Equatable {
     /// request could not be taken in).
     case errorPage(OAuthError)
     /// Back to the client with a code or an error; `sso` is a new SSO cookie to set.
-    case redirect(String, sso: SSOCookie? = nil)
+    case redirect(ClientAnswer, sso: SSOCookie? = nil)
+    /// On to the second-step page of this sign-in (docs/mfa.md).
+    case secondStep(String)
     /// To the identity source (SAML, OAuth 2.0, OIDC).
     case upstream(RedirectAction)
     /// The hosted login page.

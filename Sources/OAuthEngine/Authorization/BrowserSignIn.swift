@@ -2,10 +2,10 @@ import Foundation
 import IdentityCore
 import StoreContracts
 
-/// A finished sign-in: where to send the browser, the session it started, and the browser's new
-/// SSO cookie.
+/// A finished sign-in: the answer with its code for the client, the session it started, and the
+/// browser's new SSO cookie.
 public struct SignInCompletion: Sendable {
-    public let redirect: String
+    public let redirect: ClientAnswer
     public let session: LoginSession
     /// The browser finishing it is the one that started it (its binding cookie matched): only
     /// then does it get the SSO cookie (docs/security.md, rule 4). False for API-mode temp login

@@ -4,8 +4,8 @@ import StoreContracts
 
 /// What the login page or temp login URI answers after a password attempt.
 public enum PasswordSignInOutcome: Sendable {
-    /// Definitively failed (API mode): send the browser here.
-    case redirect(String)
+    /// Definitively failed (API mode): back to the client with this error.
+    case redirect(ClientAnswer)
     /// Signed in, or on to the second step.
     case finished(BrowserSignInResult)
     /// Show the login form again with this message (hosted login page only).
@@ -49,7 +49,7 @@ public struct PasswordSignIn: Sendable {
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.wrapping(error, "pending lookup"))
         }
-        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer)
+        let target = ErrorRedirect(pending, issuer: context.issuer)
         if let clientId = parameters["client_id"], clientId != pending.clientId,
            context.state.directory.resolve(clientId).map({ $0.appKey != pending.appKey || $0.service.id != pending.authServiceId }) ?? true {
             throw .cannotRedirect(.invalidRequest("client_id does not match the authorization request."))
@@ -171,6 +171,6 @@ public struct PasswordSignIn: Sendable {
         } catch let failure as AuthorizationFailure { throw failure } catch {
             throw .cannotRedirect(.wrapping(error, "pending update"))
         }
-        return .redirect(target.url(for: error))
+        return .redirect(target.answer(for: error))
     }
 }

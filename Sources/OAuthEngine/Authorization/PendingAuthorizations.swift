@@ -29,16 +29,9 @@ public struct PendingAuthorizations: Sendable {
         let now = context.clock.now()
         let grantTtl = request.client.service.grantTtl
         let lifetime = mode == .api ? grantTtl : max(grantTtl, Self.browserPageLifetime)
-        var pending = PendingAuthorization(
-            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
-            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, mode: mode, browserHash: browserBinding.map(Secrets.hash),
-            prompt: request.prompt, loginHint: request.loginHint, createdAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), upstreamState: upstreamState)
-        pending.resources = request.resources
-        pending.claims = request.claims
-        pending.maxAge = request.maxAge
-        pending.online = request.online ? true : nil
+        var pending = PendingAuthorization(request, mode: mode, browserHash: browserBinding.map(Secrets.hash), createdAt: now,
+                                           expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+        pending.upstreamState = upstreamState
         try await pendingStore.insertPending(pending, idHash: Secrets.hash(id))
         return id
     }
@@ -113,15 +106,9 @@ public struct PendingAuthorizations: Sendable {
     /// Issues a code for an existing sign-in (SSO) and builds the redirect back to the client.
     /// Nothing is bound here (docs/security.md, rule 1): a code that is never redeemed gives its
     /// client nothing.
-    func issueCode(_ request: AuthorizationRequest, session: LoginSession) async throws -> String {
+    func issueCode(_ request: AuthorizationRequest, session: LoginSession) async throws -> ClientAnswer {
         let now = context.clock.now()
-        var pending = PendingAuthorization(
-            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
-            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, mode: .browser, createdAt: now, expiresAt: now)
-        pending.resources = request.resources
-        pending.claims = request.claims
-        pending.online = request.online ? true : nil
+        let pending = PendingAuthorization(request, mode: .browser, browserHash: nil, createdAt: now, expiresAt: now)
         try binding.checkMayServe(request.client, subject: session.subject)
         let (redirect, record) = makeCode(for: pending, session: session, client: request.client)
         try await codeStore.insertCode(record)
@@ -131,14 +118,31 @@ public struct PendingAuthorizations: Sendable {
     /// A new code for `session`: the redirect back to the client carrying it (`code` last, the
     /// only place the code itself appears) and what is stored of it.
     private func makeCode(for pending: PendingAuthorization, session: LoginSession,
-                          client: ResolvedClient) -> (redirect: String, record: AuthorizationCode) {
+                          client: ResolvedClient) -> (redirect: ClientAnswer, record: AuthorizationCode) {
         let now = context.clock.now()
         let code = Secrets.randomToken()
         // `iss` (RFC 9207) before `code`: `code` stays last, as the Android SDK reads everything after it.
-        return (RedirectURL.build(pending.redirectURI, [("state", pending.state), ("iss", context.issuer), ("code", code)]), AuthorizationCode(
+        let answer = ClientAnswer(redirectURI: pending.redirectURI, mode: pending.responseMode ?? .query,
+                                  [("state", pending.state), ("iss", context.issuer), ("code", code)])
+        return (answer, AuthorizationCode(
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
             createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources,
             claims: pending.claims, online: pending.online))
+    }
+}
+
+extension PendingAuthorization {
+    /// What is kept of `request` while its sign-in is under way.
+    init(_ request: AuthorizationRequest, mode: Mode, browserHash: String?, createdAt: Date, expiresAt: Date) {
+        self.init(clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
+                  redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
+                  codeChallenge: request.codeChallenge, mode: mode, browserHash: browserHash,
+                  prompt: request.prompt, loginHint: request.loginHint, createdAt: createdAt, expiresAt: expiresAt)
+        resources = request.resources
+        claims = request.claims
+        maxAge = request.maxAge
+        online = request.online ? true : nil
+        responseMode = request.responseMode == .query ? nil : request.responseMode
     }
 }

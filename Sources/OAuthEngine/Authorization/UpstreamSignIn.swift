@@ -80,7 +80,7 @@ public struct UpstreamSignIn: Sendable {
         guard PendingAuthorizations.isStartingBrowser(pending, browser.binding) else {
             throw .cannotRedirect(.invalidRequest("This sign-in was started in another browser; start again from the app."))
         }
-        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer)
+        let target = ErrorRedirect(pending, issuer: context.issuer)
         let idHash = Secrets.hash(relayState)
         let savedState: Data
         do {

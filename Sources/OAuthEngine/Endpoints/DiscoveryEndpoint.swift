@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import StoreContracts
 
 /// The OpenID Provider / OAuth AS metadata (OIDC Discovery, RFC 8414). Lists only what works.
 public struct DiscoveryEndpoint: Sendable {
@@ -42,7 +43,7 @@ public struct DiscoveryEndpoint: Sendable {
             "introspection_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post"]),
             "revocation_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "response_types_supported": list(["code"]),
-            "response_modes_supported": list(["query"]),
+            "response_modes_supported": list(ResponseMode.allCases.map(\.rawValue)),
             "grant_types_supported": list(grantTypes),
             "subject_types_supported": list(["public"]),
             "id_token_signing_alg_values_supported": list([algorithm]),

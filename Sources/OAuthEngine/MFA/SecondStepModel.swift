@@ -50,5 +50,5 @@ public enum SecondStepOutcome: Sendable {
     /// Done: back to the client with a code and a fresh SSO cookie.
     case finished(BrowserSignInResult)
     /// Given up (too many rounds of an identity source's questions): back to the client with an error.
-    case redirect(String)
+    case redirect(ClientAnswer)
 }

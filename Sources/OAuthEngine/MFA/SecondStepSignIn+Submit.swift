@@ -127,7 +127,7 @@ extension SecondStepSignIn {
         case .success(.challenge(let next)):
             guard challenge.rounds + 1 < Self.maxChallengeRounds else {
                 _ = try await pendingStore.consumePending(idHash: loaded.idHash)
-                return .redirect(loaded.target.url(for: .accessDenied("Too many rounds of questions. Sign in again.")))
+                return .redirect(loaded.target.answer(for: .accessDenied("Too many rounds of questions. Sign in again.")))
             }
             var step = loaded.step
             step.challenge = try sealed(next, rounds: challenge.rounds + 1, idHash: loaded.idHash)

@@ -72,14 +72,7 @@ public struct SecondStepSignIn: Sendable {
     /// (`mfa.mode: required`, or the user has a factor). Returns the page URL.
     func stepUp(_ request: AuthorizationRequest, session: LoginSession, need: SecondFactorNeed, browserBinding: String) async throws -> String {
         let now = context.clock.now()
-        var pending = PendingAuthorization(
-            clientId: request.client.clientId, appKey: request.client.appKey, authServiceId: request.client.service.id,
-            redirectURI: request.redirectURI, scope: request.scope, state: request.state, nonce: request.nonce,
-            codeChallenge: request.codeChallenge, mode: .browser, browserHash: Secrets.hash(browserBinding),
-            prompt: request.prompt, loginHint: request.loginHint, createdAt: now, expiresAt: now)
-        pending.resources = request.resources
-        pending.claims = request.claims
-        pending.online = request.online ? true : nil
+        let pending = PendingAuthorization(request, mode: .browser, browserHash: Secrets.hash(browserBinding), createdAt: now, expiresAt: now)
         var purpose = SecondStep.Purpose.verify
         if case .enrol = need { purpose = .enrol }
         let step = SecondStep(purpose: purpose, userId: session.userId, username: session.userId, sealedIdentity: nil,
@@ -102,7 +95,7 @@ public struct SecondStepSignIn: Sendable {
         var clientAddress: String? { browser.clientAddress }
         /// Where an error goes: the client's redirect URI, named by this broker (`issuer`).
         var issuer: String
-        var target: ErrorRedirect { ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: issuer) }
+        var target: ErrorRedirect { ErrorRedirect(pending, issuer: issuer) }
     }
 
     static let expired = AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in page has expired. Start again from the app."))
@@ -128,7 +121,7 @@ public struct SecondStepSignIn: Sendable {
             throw .cannotRedirect(.wrapping(error, "client lookup"))
         }
         guard let client else {
-            throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer))
+            throw .redirect(.unauthorizedClient("The client is no longer configured."), ErrorRedirect(pending, issuer: context.issuer))
         }
         return Loaded(id: id, idHash: idHash, pending: pending, client: client, step: step, binding: binding,
                       owner: SecondFactors.owner(userId: step.userId, client: client), browser: browser, issuer: context.issuer)

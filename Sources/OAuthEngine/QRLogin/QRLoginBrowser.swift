@@ -35,7 +35,7 @@ public enum QRLoginFinish: Sendable {
     /// Not answered yet: show the code again.
     case pending(QRLoginDisplay)
     /// Refused by the app: an error page offering `back` (the client's redirect with `access_denied`).
-    case refused(back: String)
+    case refused(back: ClientAnswer)
     /// Timed out: offer a fresh code.
     case expired(restart: String)
 }
@@ -121,12 +121,12 @@ public struct QRLoginBrowser: Sendable {
               let client = try? await authorizations.client(for: pending), let settings = client.service.qrLogin else {
             throw Self.unknown
         }
-        let target = ErrorRedirect(redirectURI: pending.redirectURI, state: pending.state, issuer: context.issuer)
+        let target = ErrorRedirect(pending, issuer: context.issuer)
         let now = context.clock.now()
         switch login.state {
         case .refused:
             _ = try? await pendingStore.consumePending(idHash: login.pendingIdHash)
-            return .refused(back: target.url(for: .accessDenied("The sign-in was refused in the app.")))
+            return .refused(back: target.answer(for: .accessDenied("The sign-in was refused in the app.")))
         case .pending where now >= login.expiresAt:
             return .expired(restart: restartURL(code))
         case .pending:

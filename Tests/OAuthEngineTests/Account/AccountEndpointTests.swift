@@ -15,7 +15,7 @@ struct AccountEndpointTests {
         guard case .signIn(.loginForm(let form)) = first.outcome, let flow = first.flow else { throw UnexpectedOutcome("\(first)") }
         account.browser.binding = first.binding
         let completion = try #require(try await fixture.submit(form, browser: &account.browser).completion)
-        #expect(completion.redirect.hasPrefix(fixture.engine.account.callbackURL + "?"))
+        #expect(completion.redirect.url.hasPrefix(fixture.engine.account.callbackURL + "?"))
         var back = account.request
         back.flow = flow
         let callback = await fixture.engine.account.callback(try EngineFixture.parameters(EngineFixture.query(completion.redirect).map { ($0, $1) }),

@@ -44,7 +44,7 @@ struct AuthorizeEndpointTests {
             Issue.record("expected a redirect, got \(outcome)")
             return
         }
-        #expect(location.hasPrefix(EngineFixture.redirect + "?"))
+        #expect(location.url.hasPrefix(EngineFixture.redirect + "?"))
         #expect(EngineFixture.query(location)["error"] == expected)
         #expect(EngineFixture.query(location)["state"] == "st")
         #expect(sso == nil)
@@ -77,7 +77,7 @@ struct AuthorizeEndpointTests {
         }
         #expect(message == "The username or password is incorrect.")
         let completion = try #require(try await fixture.submit(form, browser: &browser).completion)
-        #expect(completion.redirect.hasPrefix(EngineFixture.redirect + "?state=st&iss=\(EngineFixture.encodedIssuer)&code="))
+        #expect(completion.redirect.url.hasPrefix(EngineFixture.redirect + "?state=st&iss=\(EngineFixture.encodedIssuer)&code="))
         #expect(completion.sso != nil)
     }
 

@@ -75,7 +75,7 @@ struct SecondStepSignInTests {
         let secret = TOTP.randomSecret()
         try await fixture.engine.enrolTOTP(secret, userId: "alice", clientId: SecondStep.optional)
         let outcome = try await fixture.authorize(pairs, browser: &browser)
-        guard case .redirect(let page, nil) = outcome, page.hasPrefix("\(EngineFixture.issuer)/oauth/mfa/") else {
+        guard case .secondStep(let page) = outcome, page.hasPrefix("\(EngineFixture.issuer)/oauth/mfa/") else {
             throw UnexpectedOutcome("expected the second-step page, got \(outcome)")
         }
         let id = EngineFixture.lastPathComponent(page)

@@ -128,6 +128,7 @@ class Callback:
     url: str
     query: dict[str, str]
     fragment: str
+    posted: bool = False  # a form_post answer: the fields came in a POST body
 
 
 @dataclass
@@ -186,7 +187,22 @@ class Browser:
                 else:
                     method, url, data = "GET", target, None
                 continue
-            return self._page(resp)
+            page = self._page(resp)
+            posted = self._form_post(page) if self.ctx.response_mode == "form_post" else None
+            return posted or page
+
+    def _form_post(self, page: Page) -> Optional[Callback]:
+        """A form_post answer (OAuth 2.0 Form Post Response Mode): a page whose one form posts to
+        a URL outside the OP. The suite's browser runs the page's script, which submits it to the
+        suite's redirect endpoint; the fields are the authorization response."""
+        if len(page.forms) != 1 or page.forms[0]["method"] != "post":
+            return None
+        form = page.forms[0]
+        action = urllib.parse.urljoin(page.url, form["action"] or page.url)
+        if self._is_op(action):
+            return None
+        fields = {i["name"]: i["value"] for i in form["inputs"] if i["name"] and i["type"] == "hidden"}
+        return Callback(action, fields, "", posted=True)
 
     def navigate(self, url: str, method: str = "GET", auto_login: bool = True) -> Navigation:
         """Opens an authorization URL as a browser.  GET: the URL as is.  POST: as the suite's

@@ -31,6 +31,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--login-hint", help="server.login_hint for oidcc-login-hint (default buffy@<issuer host>)")
     ap.add_argument("--ui-locales", help="server.ui_locales for oidcc-ui-locales (default 'se')")
     ap.add_argument("--plan", choices=["basic", "config", "all"], default="all")
+    ap.add_argument("--response-mode", choices=["form_post"],
+                    help="the plan's ResponseMode variant (the Form Post Basic OP plan: --plan basic --response-mode form_post)")
     ap.add_argument("--only", help="comma-separated module names to run")
     ap.add_argument("--timeout", type=float, default=30.0, help="HTTP timeout, seconds")
     ap.add_argument("--include-not-applicable", action="store_true",
@@ -59,11 +61,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     except requests.RequestException:
         pass
     ctx = Context(issuer, discovery_url, client, client2, post_client, args.redirect_uri, args.username, args.password,
-                  verify, args.timeout, args.login_hint, args.ui_locales, http, origins, args.verbose)
+                  verify, args.timeout, args.login_hint, args.ui_locales, http, origins, args.verbose, args.response_mode)
 
     plan: list[tuple[str, str, Any]] = []
     if args.plan in ("basic", "all"):
-        plan += [("Basic OP", n, f) for n, f in BASIC_PLAN]
+        plan += [("Form Post Basic OP" if args.response_mode else "Basic OP", n, f) for n, f in BASIC_PLAN]
     if args.plan in ("config", "all"):
         plan += [("Config OP", n, f) for n, f in CONFIG_PLAN]
     if args.only:

@@ -32,6 +32,8 @@ class Context:
     http: BackChannel
     op_origins: set
     verbose: bool = False
+    # The plan's ResponseMode variant: None (default, the query) or "form_post".
+    response_mode: Optional[str] = None
 
 
 class Module:

@@ -111,6 +111,8 @@ class AbstractOIDCCServerTest(Module):
             req["nonce"] = self.nonce
         if not self.skip_response_type:
             req["response_type"] = "code"
+        if self.ctx.response_mode == "form_post":
+            req["response_mode"] = "form_post"  # SetAuthorizationEndpointRequestResponseModeToFormPost
         return req
 
     @staticmethod
@@ -152,6 +154,10 @@ class AbstractOIDCCServerTest(Module):
     def receive_callback(self, cb: Callback) -> None:
         if not self.same_endpoint(cb.url, self.redirect_uri):
             self.fail("RedirectToClientExpected", f"the OP redirected the browser to {cb.url}, not to the redirect_uri {self.redirect_uri}")
+        # Only when the URL asked: a request object the OP refuses unread cannot tell it the mode.
+        asked = "response_mode=form_post" in urllib.parse.urlsplit(getattr(self, "redirect_to_authorization_endpoint", "")).query
+        if asked and not cb.posted:
+            self.fail("CheckCallbackHttpMethodIsPost", f"response_mode=form_post, but the OP redirected the browser to {cb.url}")
         self.callback_query_params = dict(cb.query)
         self.callback_fragment_params = dict(urllib.parse.parse_qsl(cb.fragment, keep_blank_values=True))
         self.process_callback()
