@@ -90,6 +90,18 @@ def configure(work, mfa="optional", registration=True, adjust=None):
     return config
 
 
+def add_redirect_uri(config, uri, more=""):
+    """The demo auth service of a copied config also redirects to `uri`; `more` (YAML lines of
+    that auth service) follows it."""
+    path = os.path.join(config, "environments", "demo.yaml")
+    with open(path) as file:
+        text = file.read()
+    anchor = "          - com.example.demo:/oauth2redirect\n"
+    check(anchor in text, "the demo environment changed: update account_support.add_redirect_uri")
+    with open(path, "w") as file:
+        file.write(text.replace(anchor, anchor + f"          - {uri}\n" + more))
+
+
 def serve(binary, work, jwks=None, mfa="optional", adjust=None):
     """Starts the broker on a copy of the shipped console-config (`configure`; registration of app
     instances when `jwks`, the vendor's keys, is given; `adjust` changes the copy further);

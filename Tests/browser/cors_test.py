@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
-from account_support import free_port, serve
+from account_support import add_redirect_uri, free_port, serve
 from browser_support import check, chromium, sign_in
 
 browser_support.test_name = "CORS browser test"
@@ -103,14 +103,7 @@ def static_site(directory):
 
 def configure(config, spa_origin):
     """The demo auth service also redirects to the SPA and lists the origins of its redirect URIs."""
-    path = os.path.join(config, "environments", "demo.yaml")
-    with open(path) as file:
-        text = file.read()
-    anchor = "          - com.example.demo:/oauth2redirect\n"
-    check(anchor in text, "the demo environment changed: update cors_test.py's configuration")
-    text = text.replace(anchor, anchor + f"          - {spa_origin}/app.html\n        webOrigins: [ \"+\" ]\n")
-    with open(path, "w") as file:
-        file.write(text)
+    add_redirect_uri(config, f"{spa_origin}/app.html", more="        webOrigins: [ \"+\" ]\n")
 
 
 def main():

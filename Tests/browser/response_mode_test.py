@@ -17,7 +17,6 @@ Usage: response_mode_test.py --bin PATH_TO_IDCONNECT
 import argparse
 import http.server
 import json
-import os
 import shutil
 import tempfile
 import threading
@@ -27,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
-from account_support import APP_SECRET, CHALLENGE, VERIFIER, Client, basic, free_port, serve
+from account_support import APP_SECRET, CHALLENGE, VERIFIER, Client, add_redirect_uri, basic, free_port, serve
 from browser_support import check, chromium, sign_in
 
 browser_support.test_name = "Response-mode browser test"
@@ -68,17 +67,6 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def configure(config, callback):
-    """The demo auth service also redirects to the receiver's callback."""
-    path = os.path.join(config, "environments", "demo.yaml")
-    with open(path) as file:
-        text = file.read()
-    anchor = "          - com.example.demo:/oauth2redirect\n"
-    check(anchor in text, "the demo environment changed: update response_mode_test.py's configuration")
-    with open(path, "w") as file:
-        file.write(text.replace(anchor, anchor + f"          - {callback}\n"))
-
-
 def authorize(base, callback, mode, state, **extra):
     parameters = {"client_id": "kid_demo", "redirect_uri": callback, "response_type": "code", "scope": "openid",
                   "state": state, "code_challenge": CHALLENGE, "code_challenge_method": "S256", "response_mode": mode}
@@ -99,7 +87,7 @@ def main():
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Receiver)
     threading.Thread(target=receiver.serve_forever, daemon=True).start()
     callback = f"http://127.0.0.1:{receiver.server_address[1]}/cb"
-    process, base = serve(arguments.bin, work, mfa=None, adjust=lambda config: configure(config, callback))
+    process, base = serve(arguments.bin, work, mfa=None, adjust=lambda config: add_redirect_uri(config, callback))
     driver = None
     try:
         driver = chromium()

@@ -81,23 +81,23 @@ echo "== conformance: idconnect serves $issuer (certificate from a CA made for t
 
 results="${IDCONNECT_CONFORMANCE_RESULTS:-$work/results}"
 mkdir -p "$results"
-set +e
-"$venv/bin/python" "$here/oidc_conformance.py" --issuer "$issuer" --ca-bundle "$work/ca.pem" \
-  --client-id kid_demo --client-secret "$(cat console-config/secrets/demo-app-secret)" \
-  --second-client-id kid_conf2 --second-client-secret "$second_secret" \
-  --redirect-uri http://localhost:3000/callback --username alice --password wonderland \
-  --json "$results/results.json" | tee "$results/results.txt"
-set -e
-"$venv/bin/python" "$here/compare.py" "$here/expected.txt" "$results/results.txt"
+# run_plan NAME EXPECTED [ARGUMENTS…]: runs the port with the run's clients and users, keeps
+# NAME.txt and NAME.json, and compares the lines with EXPECTED.
+run_plan() {
+  local name=$1 expected=$2
+  shift 2
+  set +e
+  "$venv/bin/python" "$here/oidc_conformance.py" --issuer "$issuer" --ca-bundle "$work/ca.pem" "$@" \
+    --client-id kid_demo --client-secret "$(cat console-config/secrets/demo-app-secret)" \
+    --second-client-id kid_conf2 --second-client-secret "$second_secret" \
+    --redirect-uri http://localhost:3000/callback --username alice --password wonderland \
+    --json "$results/$name.json" | tee "$results/$name.txt"
+  set -e
+  "$venv/bin/python" "$here/compare.py" "$here/$expected" "$results/$name.txt"
+}
 
+run_plan results expected.txt
 # The Form Post Basic OP plan: the Basic OP modules with response_mode=form_post (the answers come
 # back as the broker's auto-posting page, read as the suite's browser submits it).
 echo "== conformance: Form Post Basic OP"
-set +e
-"$venv/bin/python" "$here/oidc_conformance.py" --issuer "$issuer" --ca-bundle "$work/ca.pem" --plan basic --response-mode form_post \
-  --client-id kid_demo --client-secret "$(cat console-config/secrets/demo-app-secret)" \
-  --second-client-id kid_conf2 --second-client-secret "$second_secret" \
-  --redirect-uri http://localhost:3000/callback --username alice --password wonderland \
-  --json "$results/results-form-post.json" | tee "$results/results-form-post.txt"
-set -e
-"$venv/bin/python" "$here/compare.py" "$here/expected-form-post.txt" "$results/results-form-post.txt"
+run_plan results-form-post expected-form-post.txt --plan basic --response-mode form_post
