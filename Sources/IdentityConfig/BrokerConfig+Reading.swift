@@ -102,9 +102,11 @@ package struct BrokerConfigReader {
 
     private func readDataLink(_ reader: ConfigReader) -> DataLink? {
         guard let name = identifier(reader, "name"), let url = reader.url("url", required: true) else { return nil }
-        return DataLink(name: name, url: url, authKey: reader.string("authKey"),
-                        authServices: reader.strings("authServices"),
-                        timeoutSeconds: reader.positiveInt("timeout") ?? 30)
+        var link = DataLink(name: name, url: url, authKey: reader.string("authKey"),
+                            authServices: reader.strings("authServices"),
+                            timeoutSeconds: reader.positiveInt("timeout") ?? 30)
+        link.requireMfa = reader.bool("requireMfa") ?? false
+        return link
     }
 
     func readAuthService(_ reader: ConfigReader) -> AuthService? {

@@ -259,4 +259,7 @@ public struct DataLink: Sendable {
     /// Auth services whose tokens may use this link; `nil` means all of the environment's.
     public var authServices: [String]?
     public var timeoutSeconds: Int
+    /// Only tokens of sign-ins that included a second factor may use the link; others get the
+    /// RFC 9470 challenge (`insufficient_user_authentication`) to step up.
+    public var requireMfa = false
 }

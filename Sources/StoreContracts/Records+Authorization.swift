@@ -47,6 +47,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var online: Bool?
     /// `response_mode`: how the code or error goes back to the client (nil: `query`).
     public var responseMode: ResponseMode?
+    /// `acr_values` or an essential `acr` claim asked for a second factor (nil: not asked).
+    public var stepUp: StepUp?
     /// Set once the first factor passed and a second step (an AuthLink challenge, a second
     /// factor, an enrolment) is outstanding (docs/mfa.md).
     public var secondStep: SecondStep?

@@ -71,6 +71,7 @@ extension PendingAuthorization {
         object["maxAge"] = maxAge.map { .int(Int64($0)) }
         object["online"] = online.map { .bool($0) }
         object["responseMode"] = responseMode.map { .string($0.rawValue) }
+        object["stepUp"] = stepUp.map { .string($0.rawValue) }
         return Data(JSONValue.serialize(object: object))
     }
 
@@ -93,9 +94,12 @@ extension PendingAuthorization {
             pending.online = reader.optionalBool("online")
             let responseMode = reader.optionalString("responseMode")
             pending.responseMode = responseMode.flatMap(ResponseMode.init(rawValue:))
+            let stepUp = reader.optionalString("stepUp")
+            pending.stepUp = stepUp.flatMap(StepUp.init(rawValue:))
             reader.absent("claims")
             reader.absent("secondStep")
-            if mode != nil, responseMode == nil || pending.responseMode != nil, reader.complete { return pending }
+            if mode != nil, responseMode == nil || pending.responseMode != nil, stepUp == nil || pending.stepUp != nil,
+               reader.complete { return pending }
         }
         return try JSONDecoder().decode(PendingAuthorization.self, from: data)
     }

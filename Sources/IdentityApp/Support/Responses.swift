@@ -40,6 +40,10 @@ enum Responses {
             response.headers[.wwwAuthenticate] = #"Basic realm="idconnect""#
         } else if error.code == .invalidToken {
             response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token""#
+        } else if error.code == .insufficientUserAuthentication {
+            // RFC 9470 §3: the class to ask for when signing in again.
+            response.headers[.wwwAuthenticate] =
+                #"Bearer error="insufficient_user_authentication", acr_values="\#(AuthenticationContext.secondFactor)""#
         }
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response

@@ -27,6 +27,12 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let serverError = Code(rawValue: "server_error")
         public static let temporarilyUnavailable = Code(rawValue: "temporarily_unavailable")
         public static let loginRequired = Code(rawValue: "login_required")
+        /// OpenID Connect Core Unmet Authentication Requirements 1.0: an essential `acr` the
+        /// sign-in cannot reach.
+        public static let unmetAuthenticationRequirements = Code(rawValue: "unmet_authentication_requirements")
+        /// RFC 9470: the access token's sign-in is not strong enough for this resource; the
+        /// client signs in again with the `acr_values` the challenge names.
+        public static let insufficientUserAuthentication = Code(rawValue: "insufficient_user_authentication")
         /// A second factor is needed (docs/mfa.md): the description says what to do.
         public static let mfaRequired = Code(rawValue: "mfa_required")
         public static let invalidRedirectURI = Code(rawValue: "invalid_redirect_uri")
@@ -57,7 +63,7 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
 
     static func defaultStatus(for code: Code) -> Int {
         switch code {
-        case .invalidClient, .invalidToken: 401
+        case .invalidClient, .invalidToken, .insufficientUserAuthentication: 401
         case .serverError: 500
         case .temporarilyUnavailable: 503
         default: 400

@@ -27,6 +27,8 @@ public struct AuthorizationRequest: Sendable {
     public let issuer: String
     /// `response_mode`: how the code or an error goes back (`query` unless the client asked).
     public var responseMode: ResponseMode = .query
+    /// `acr_values` or an essential `acr` claim asked for a second factor (docs/mfa.md).
+    public var stepUp: StepUp?
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer, mode: responseMode) }
@@ -156,6 +158,12 @@ extension AuthorizationRequest {
             }
             claims = parsed
         }
+        let stepUp: StepUp?
+        do {
+            stepUp = try StepUp.asked(acrValues: parameters["acr_values"], claims: claims, mfa: client.service.mfa)
+        } catch {
+            throw .redirect(error, target)
+        }
         let scope = Scopes.grant(parameters["scope"], within: client.instance?.scope, extra: Scopes.extra(for: client))
         let online: Bool
         switch parameters["access_type"] {
@@ -178,6 +186,6 @@ extension AuthorizationRequest {
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
             prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online,
-            issuer: issuer, responseMode: responseMode)
+            issuer: issuer, responseMode: responseMode, stepUp: stepUp)
     }
 }

@@ -84,7 +84,7 @@ public struct AuthorizeEndpoint: Sendable {
                         browser: BrowserContext, prompts: Set<String>) async -> AuthorizeResult {
         do {
             let need = try await secondFactors.need(SecondFactors.owner(userId: session.userId, client: request.client),
-                                                    client: request.client, amr: session.amr)
+                                                    client: request.client, amr: session.amr, stepUp: request.stepUp)
             if need != .none {
                 if prompts.contains("none") {
                     return AuthorizeResult(outcome: .redirect(request.errorTarget.answer(for: OAuthError(.loginRequired,

@@ -130,7 +130,8 @@ public struct PasswordSignIn: Sendable {
                                target: ErrorRedirect, client: ResolvedClient, otp: String?, fromStartingBrowser: Bool,
                                browser: BrowserContext, reset: PendingThrottleReset?) async throws -> PasswordSignInOutcome {
         let idHash = Secrets.hash(pendingId)
-        let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: ["pwd"])
+        let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: ["pwd"],
+                                                stepUp: pending.stepUp)
         guard need != .none else {
             return .finished(.signedIn(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
                                                                   amr: ["pwd"], browser: browser, bound: fromStartingBrowser,

@@ -144,5 +144,6 @@ extension PendingAuthorization {
         maxAge = request.maxAge
         online = request.online ? true : nil
         responseMode = request.responseMode == .query ? nil : request.responseMode
+        stepUp = request.stepUp
     }
 }

@@ -122,7 +122,8 @@ public struct UpstreamSignIn: Sendable {
                         throw OAuthError.accessDenied("This sign-in response was already used.")
                     }
                 }
-                let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: [])
+                let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: [],
+                                                        stepUp: pending.stepUp)
                 if need != .none {
                     var purpose = SecondStep.Purpose.verify
                     if case .enrol = need { purpose = .enrol }

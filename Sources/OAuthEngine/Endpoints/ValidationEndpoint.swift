@@ -101,6 +101,10 @@ public struct ValidationEndpoint: Sendable {
         if let allowed = link.authServices, !allowed.contains(verified.client.service.id) {
             throw OAuthError(.accessDenied, "This data link does not accept tokens of this auth service.", status: 403)
         }
+        if link.requireMfa && !verified.session.usedSecondFactor {
+            throw OAuthError(.insufficientUserAuthentication,
+                             "This data link needs a sign-in with a second factor: sign in again with acr_values=\(AuthenticationContext.secondFactor).")
+        }
         let mapped = verified.client.entry.services.values.flatMap { $0.service.provider.datalinkHeaderMapping.values }
         return DataLinkTarget(link: link, headers: TokenView.make(verified, upstream: token, now: context.clock.now()).dataLinkHeaders,
                               mappedHeaderNames: Set(mapped.map { $0.lowercased() }))

@@ -34,12 +34,13 @@ struct SecondFactors: Sendable {
     }
 
     /// Whether the user behind `owner` must prove (or enrol) a second factor now.
-    func need(_ owner: MFAOwner, client: ResolvedClient, amr: [String]) async throws -> SecondFactorNeed {
+    func need(_ owner: MFAOwner, client: ResolvedClient, amr: [String], stepUp: StepUp? = nil) async throws -> SecondFactorNeed {
         let settings = client.service.mfa
         guard settings.mode != .off, !amr.contains("mfa") else { return .none }
         let enrolment = try await mfaStore.mfaEnrolment(subject: owner.subject)
         if let usable = enrolment.map({ usable($0, settings: settings) }), usable.hasFactor { return .verify(usable) }
-        return settings.mode == .required ? .enrol(enrolment) : .none
+        // Asked for by the authorization (`acr_values`, an essential `acr`): as if required.
+        return settings.mode == .required || stepUp != nil ? .enrol(enrolment) : .none
     }
 
     /// The factors of `enrolment` that the auth service still allows (and passkeys only while the
