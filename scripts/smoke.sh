@@ -40,7 +40,8 @@ temp=$(curl -fs -X POST "$base/oauth/auth" -d client_id=kid_demo -d "redirect_ur
 case "$temp" in "$base/oauth/authenticate/"*) ;; *) fail "temp_login_uri not on the issuer: $temp" ;; esac
 location=$(curl -s -o /dev/null -w '%{redirect_url}' -X POST "$temp" \
   -d client_id=kid_demo -d "redirect_uri=$redirect" -d response_type=code -d username=alice -d password=wonderland)
-case "$location" in "$redirect?code="*) ;; *) fail "temp login redirect: $location" ;; esac
+# `iss` names the broker (RFC 9207); `code` is always the last parameter (the Kinvey Android SDK).
+case "$location" in "$redirect?iss="*"&code="*) ;; *) fail "temp login redirect: $location" ;; esac
 code="${location##*code=}"
 tokens=$(curl -fs -u kid_demo:demo-app-secret-change-me "$base/v3/oauth/token" \
   -d grant_type=authorization_code -d "code=$code" -d "redirect_uri=$redirect" -d client_id=kid_demo) || fail "code exchange"
