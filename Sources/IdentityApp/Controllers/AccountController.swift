@@ -23,20 +23,20 @@ struct AccountController {
 
     func register(on router: Router<AppRequestContext>) {
         page(router, "account", allow: [.get]) { await $0.show($1, notice: $2["notice"], codes: $2["codes"]) }
-        page(router, "account/callback", allow: [.get]) { await $0.callback($2, request: $1) }
-        page(router, "account/authenticator", allow: [.get, .post]) { account, request, _ in await account.authenticatorPage(request) }
-        form(router, "account/authenticator", refuseOthers: false) { await $0.confirmAuthenticator($1, form: $2) }
-        page(router, "account/passkeys/new", allow: [.get]) { account, request, _ in await account.passkeyPage(request) }
+        page(router, "account/callback", allow: [.get]) { await $0.signIn.callback($2, request: $1) }
+        page(router, "account/authenticator", allow: [.get, .post]) { account, request, _ in await account.authenticator.page(request) }
+        form(router, "account/authenticator", refuseOthers: false) { await $0.authenticator.confirm($1, form: $2) }
+        page(router, "account/passkeys/new", allow: [.get]) { account, request, _ in await account.passkeys.page(request) }
         router.refuseOtherMethods("account/passkeys", allow: [.post])
         router.post("account/passkeys") { request, context in try await addPasskey(request, context) }
-        form(router, "account/browsers/sign-out") { await $0.signOutBrowser($1, form: $2) }
-        form(router, "account/apps/remove") { await $0.removeApp($1, form: $2) }
-        form(router, "account/devices/remove") { await $0.removeDevice($1, form: $2) }
-        form(router, "account/sign-out-everywhere") { await $0.signOutEverywhere($1, form: $2) }
-        form(router, "account/authenticator/remove") { await $0.removeAuthenticator($1, form: $2) }
-        form(router, "account/passkeys/rename") { await $0.renamePasskey($1, form: $2) }
-        form(router, "account/passkeys/remove") { await $0.removePasskey($1, form: $2) }
-        form(router, "account/recovery-codes") { await $0.renewRecoveryCodes($1, form: $2) }
+        form(router, "account/browsers/sign-out") { await $0.sessions.signOutBrowser($1, form: $2) }
+        form(router, "account/apps/remove") { await $0.sessions.removeApp($1, form: $2) }
+        form(router, "account/devices/remove") { await $0.sessions.removeDevice($1, form: $2) }
+        form(router, "account/sign-out-everywhere") { await $0.sessions.signOutEverywhere($1, form: $2) }
+        form(router, "account/authenticator/remove") { await $0.authenticator.remove($1, form: $2) }
+        form(router, "account/passkeys/rename") { await $0.passkeys.rename($1, form: $2) }
+        form(router, "account/passkeys/remove") { await $0.passkeys.remove($1, form: $2) }
+        form(router, "account/recovery-codes") { await $0.authenticator.renewRecoveryCodes($1, form: $2) }
     }
 
     /// A GET page: the query and cookies in, the outcome rendered.
@@ -83,7 +83,7 @@ struct AccountController {
         guard let buffer = try? await request.collectBody(upTo: Self.maxPasskeyBody) else {
             return Responses.json(["error": "The passkey answer is too large."], status: .contentTooLarge)
         }
-        let answer = await account.addPasskey(parsed, body: Data(buffer: buffer))
+        let answer = await account.passkeys.add(parsed, body: Data(buffer: buffer))
         var body: [String: String] = [:]
         body["redirect"] = answer.redirect
         body["error"] = answer.error

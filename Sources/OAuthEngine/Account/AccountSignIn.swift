@@ -25,9 +25,17 @@ struct AccountFlow: Codable {
 /// built here, never read from a URL, so the callback cannot become a way to send codes
 /// elsewhere; the token endpoint refuses its codes; and a code that reaches the callback in
 /// another browser (or without its verifier) is worth nothing. MFA applies as on any sign-in.
-extension AccountEndpoint {
+public struct AccountSignIn: Sendable {
+    let context: EngineContext
+    let codeStore: any AuthorizationCodeStore
+    let sessionStore: any SessionStore
+    let sso: SSOSessions
+    let authorize: AuthorizeEndpoint
+
     /// How long a started sign-in can come back.
     public static let flowLifetime: TimeInterval = 900
+
+    var urls: AccountURLs { AccountURLs(issuer: context.issuer) }
 
     /// Starts the sign-in: the login form, the identity source, or (SSO that needs a second
     /// factor) the second step. `reauthenticate` asks for the credentials again (`prompt=login`).
@@ -36,7 +44,7 @@ extension AccountEndpoint {
         let verifier = Secrets.randomToken()
         let state = Secrets.randomToken(bytes: 16)
         let authorization = AuthorizationRequest(
-            client: client, redirectURI: callbackURL, scope: "openid", state: state, nonce: nil,
+            client: client, redirectURI: urls.callback, scope: "openid", state: state, nonce: nil,
             codeChallenge: PKCE.challenge(for: verifier), prompt: reauthenticate ? "login" : nil, loginHint: hint,
             resources: nil, maxAge: nil, claims: nil, online: true, issuer: context.issuer)
         let flow = AccountFlow(verifier: verifier, state: state, clientId: client.clientId, then: then, reauthenticate: reauthenticate,
@@ -66,7 +74,7 @@ extension AccountEndpoint {
             return AccountResult(.errorPage(.invalidRequest("This sign-in to your account page has expired or was started in another "
                 + "browser. Open the account page again.")), clearFlow: request.flow != nil && flow == nil)
         }
-        var result = await respond {
+        var result = await AccountResult.answering {
             if let error = parameters["error"] {
                 // The browser's own sign-in failed (the state matched): say why.
                 let description = parameters["error_description"] ?? "The sign-in did not complete."
@@ -77,9 +85,9 @@ extension AccountEndpoint {
             let cookie = await sso.remember(session, client: client, ssoToken: request.ssoToken)
             let target: String
             switch flow.then {
-            case .account: target = pageURL(flow.clientId, [("notice", flow.reauthenticate ? "signed_in_again" : nil)])
-            case .authenticator: target = pageURL(flow.clientId, path: "/authenticator")
-            case .passkey: target = pageURL(flow.clientId, path: "/passkeys/new")
+            case .account: target = urls.page(flow.clientId, [("notice", flow.reauthenticate ? "signed_in_again" : nil)])
+            case .authenticator: target = urls.page(flow.clientId, path: "/authenticator")
+            case .passkey: target = urls.page(flow.clientId, path: "/passkeys/new")
             }
             return AccountResult(.redirect(target), sso: cookie)
         }
@@ -102,7 +110,7 @@ extension AccountEndpoint {
         guard let value, value.utf8.count <= 256 else { throw refused }
         let hash = Secrets.hash(value)
         let now = context.clock.now()
-        guard let code = try await codeStore.code(hash: hash), code.redirectURI == callbackURL,
+        guard let code = try await codeStore.code(hash: hash), code.redirectURI == urls.callback,
               now < code.expiresAt, let challenge = code.codeChallenge, PKCE.verify(verifier: flow.verifier, challenge: challenge),
               let flowClient = context.state.directory.resolve(flow.clientId), let codeClient = context.state.directory.resolve(code.clientId),
               codeClient.isSameClient(as: flowClient) else { throw refused }

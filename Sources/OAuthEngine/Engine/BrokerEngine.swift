@@ -94,7 +94,7 @@ public final class BrokerEngine: Sendable {
         let grants: [any TokenGrant] = [
             AuthorizationCodeGrant(codes: roles.codes, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                                    revocation: revocationService, clock: clock, logger: logger,
-                                   accountCallback: AccountEndpoint.callbackURL(issuer: issuer)),
+                                   accountCallback: AccountURLs(issuer: issuer).callback),
             RefreshTokenGrant(families: roles.families, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                               revocation: revocationService, live: live, clock: clock),
             PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: roles.sessions, issuer: issuerService, audit: audit),
@@ -123,7 +123,8 @@ public final class BrokerEngine: Sendable {
                                         instanceStore: roles.registeredClients, clients: clients, verifier: verifier, revocation: revocationService)
         registration = RegistrationEndpoint(context: context, instanceStore: roles.registeredClients, rateLimiter: rateLimiter, revocation: revocationService)
         account = AccountEndpoint(context: context, sessionStore: roles.sessions, codeStore: roles.codes, familyStore: roles.families,
-                                  instanceStore: roles.registeredClients, grantStore: roles.oneTimeGrants, mfaStore: roles.mfa, sso: sso, authorize: authorize, factors: secondFactors, registration: registration)
+                                  instanceStore: roles.registeredClients, grantStore: roles.oneTimeGrants, mfaStore: roles.mfa, sso: sso,
+                                  authorize: authorize, factors: secondFactors, registration: registration)
         let upstreamLogout = UpstreamLogout(context: context, grantStore: roles.oneTimeGrants, vault: vault)
         logout = LogoutEndpoint(context: context, sessionStore: roles.sessions, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
         singleLogout = SingleLogoutEndpoint(context: context, sessionStore: roles.sessions, grantStore: roles.oneTimeGrants,

@@ -15,13 +15,13 @@ struct AccountEndpointTests {
         guard case .signIn(.loginForm(let form)) = first.outcome, let flow = first.flow else { throw UnexpectedOutcome("\(first)") }
         account.browser.binding = first.binding
         let completion = try #require(try await fixture.submit(form, browser: &account.browser).completion)
-        #expect(completion.redirect.url.hasPrefix(fixture.engine.account.callbackURL + "?"))
+        #expect(completion.redirect.url.hasPrefix(fixture.engine.account.urls.callback + "?"))
         var back = account.request
         back.flow = flow
-        let callback = await fixture.engine.account.callback(try EngineFixture.parameters(EngineFixture.query(completion.redirect).map { ($0, $1) }),
+        let callback = await fixture.engine.account.signIn.callback(try EngineFixture.parameters(EngineFixture.query(completion.redirect).map { ($0, $1) }),
                                                              request: back)
         guard case .redirect(let page) = callback.outcome, let sso = callback.sso else { throw UnexpectedOutcome("\(callback)") }
-        #expect(page.hasPrefix(fixture.engine.account.pageURL(EngineFixture.appKey)) && callback.clearFlow)
+        #expect(page.hasPrefix(fixture.engine.account.urls.page(EngineFixture.appKey)) && callback.clearFlow)
         account.browser.ssoToken = sso.value
         #expect(try await account.page().user.id == "alice")
         // The account page's code is its own: the token endpoint refuses it.
@@ -46,17 +46,17 @@ struct AccountEndpointTests {
         let fixture = try await EngineFixture()
         let account = try await AccountBrowser.signedIn(fixture)
         let app = try await fixture.passwordGrant()
-        let forged = await fixture.engine.account.removeApp(account.request, form: try EngineFixture.parameters([
+        let forged = await fixture.engine.account.sessions.removeApp(account.request, form: try EngineFixture.parameters([
             ("csrf_token", "forged"), ("client", EngineFixture.appKey)]))
         guard case .errorPage = forged.outcome else { throw UnexpectedOutcome("a forged form was obeyed: \(forged)") }
-        let removed = try AccountBrowser.page(await fixture.engine.account.removeApp(account.request, form: try await account.form([
+        let removed = try AccountBrowser.page(await fixture.engine.account.sessions.removeApp(account.request, form: try await account.form([
             ("client", EngineFixture.appKey)])))
         #expect(removed.notice?.hasPrefix("Removed Test users (\(EngineFixture.appKey))") == true && removed.apps.isEmpty)
         #expect(await EngineFixture.errorCode { try await fixture.refresh(app.refresh_token) } == "invalid_grant")
         #expect(await EngineFixture.errorCode { try await fixture.engine.validation.validate(accessToken: app.access_token, basic: nil) }
             == "invalid_token")
         #expect(try await account.page().browsers.count == 1)
-        let again = await fixture.engine.account.removeApp(account.request, form: try await account.form([("client", EngineFixture.appKey)]))
+        let again = await fixture.engine.account.sessions.removeApp(account.request, form: try await account.form([("client", EngineFixture.appKey)]))
         guard case .page(_, status: 400) = again.outcome else { throw UnexpectedOutcome("\(again)") }
     }
 
@@ -66,7 +66,7 @@ struct AccountEndpointTests {
         let account = try await AccountBrowser.signedIn(fixture)
         let app = try await fixture.passwordGrant()
         let bob = try await fixture.passwordGrant(username: "bob", password: "bobpw")
-        let result = await fixture.engine.account.signOutEverywhere(account.request, form: try await account.form([]))
+        let result = await fixture.engine.account.sessions.signOutEverywhere(account.request, form: try await account.form([]))
         guard case .signedOut(let message, _, _) = result.outcome else { throw UnexpectedOutcome("\(result)") }
         #expect(message.contains("2 sign-ins ended"))
         #expect(await EngineFixture.errorCode { try await fixture.refresh(app.refresh_token) } == "invalid_grant")
@@ -81,7 +81,7 @@ struct AccountEndpointTests {
         let tokens = try await fixture.signIn(instance: instance)
         let account = try await AccountBrowser.signedIn(fixture)
         #expect(try await account.page().devices.map(\.clientId) == [instance.client_id])
-        let page = try AccountBrowser.page(await fixture.engine.account.removeDevice(account.request, form: try await account.form([
+        let page = try AccountBrowser.page(await fixture.engine.account.sessions.removeDevice(account.request, form: try await account.form([
             ("device", instance.client_id)])))
         #expect(page.devices.isEmpty)
         #expect(await EngineFixture.errorCode {

@@ -27,10 +27,10 @@ struct AccountFactorTests {
     func setUpAuthenticator() async throws {
         let fixture = try await Self.fixture()
         let account = try await AccountBrowser.signedIn(fixture, clientId: Self.clientId)
-        let setup = try Self.setup(await fixture.engine.account.authenticatorPage(account.request))
+        let setup = try Self.setup(await fixture.engine.account.authenticator.page(account.request))
         let secret = try EngineFixture.require(Base32.decode(setup.secret.replacingOccurrences(of: " ", with: "")), "the key")
         func confirm(_ code: String) async throws -> AccountResult {
-            await fixture.engine.account.confirmAuthenticator(account.request, form: try EngineFixture.parameters([
+            await fixture.engine.account.authenticator.confirm(account.request, form: try EngineFixture.parameters([
                 ("csrf_token", setup.csrfToken), ("setup", setup.sealedSetup), ("otp", code)]))
         }
         let wrong = try Self.setup(try await confirm(fixture.engine.wrongTOTPCode(secret)))
@@ -46,14 +46,14 @@ struct AccountFactorTests {
         var account = try await AccountBrowser.signedIn(fixture, clientId: Self.clientId)
         fixture.clock.advance(301)
         #expect(try await account.page().factors?.changesNeedSignIn == true)
-        for result in [await fixture.engine.account.authenticatorPage(account.request),
-                       await fixture.engine.account.removeAuthenticator(account.request, form: try await account.form([]))] {
+        for result in [await fixture.engine.account.authenticator.page(account.request),
+                       await fixture.engine.account.authenticator.remove(account.request, form: try await account.form([]))] {
             guard case .signIn(.loginForm(let form)) = result.outcome, result.flow != nil else { throw UnexpectedOutcome("\(result)") }
             #expect(form.username == "alice")
         }
         // Signing in again (here: the hosted page with prompt=login) opens the set-up page again.
         _ = try await fixture.signedIn(EngineFixture.authorizationPairs(clientId: Self.clientId) + [("prompt", "login")],
                                        browser: &account.browser)
-        _ = try Self.setup(await fixture.engine.account.authenticatorPage(account.request))
+        _ = try Self.setup(await fixture.engine.account.authenticator.page(account.request))
     }
 }
