@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import HTTPTypes
+import IdentityCore
+@testable import IdentityApp
 import OAuthEngine
 import Testing
 
@@ -68,5 +70,30 @@ struct ResponseModeHTTPTests {
             let discovery = try await client.get("/.well-known/openid-configuration").json
             #expect(discovery["response_modes_supported"] as? [String] == ["query", "fragment", "form_post"])
         }
+    }
+
+    @Test("QR login refused by the app in form_post mode: the way back is a form posting the error, not a link")
+    func qrRefusedFormPost() async throws {
+        let broker = try await QRFlows.make()
+        try await broker.withClient { client in
+            let token = try await QRFlows.appToken(client)
+            let browser = try await QRFlows.show(client, extra: [("response_mode", "form_post")])
+            #expect(try await QRFlows.api(client, browser.code, "refuse", token: token, body: #"{"cause_id":"mistake"}"#).status == .noContent)
+            let page = try await QRFlows.finish(client, browser)
+            #expect(page.status == .forbidden)
+            #expect(!page.text.contains(#"<a id="qr-back""#))
+            #expect(page.text.contains(#"<form method="post" action="\#(TestBroker.redirect)">"#))
+            let fields = Self.hiddenFields(page.text)
+            #expect(fields["error"] == "access_denied" && fields["state"] == "st-1" && fields["iss"] == "http://127.0.0.1:8080")
+        }
+    }
+
+    @Test("the second step's script gets a URL to go to, or in form_post mode the fields to post")
+    func passkeyAnswers() {
+        let query = ClientAnswer(redirectURI: TestBroker.redirect, mode: .query, [("state", "s"), ("iss", "i"), ("code", "c")])
+        #expect(Pages.answerJSON(query) == ["redirect": .string(TestBroker.redirect + "?state=s&iss=i&code=c")])
+        let posted = ClientAnswer(redirectURI: TestBroker.redirect, mode: .formPost, [("state", "s"), ("iss", "i"), ("code", "c")])
+        let fields: [JSONValue] = [("state", "s"), ("iss", "i"), ("code", "c")].map { .object(["name": .string($0.0), "value": .string($0.1)]) }
+        #expect(Pages.answerJSON(posted) == ["post": .object(["action": .string(TestBroker.redirect), "fields": .array(fields)])])
     }
 }

@@ -30,10 +30,11 @@ enum QRFlows {
     }
 
     /// Opens the login page and follows "Sign in with a QR code".
-    static func show(_ client: any TestClientProtocol, forwardedFor: String? = nil) async throws -> QRBrowser {
+    /// `extra` parameters go along with the authorization request (`response_mode`, …).
+    static func show(_ client: any TestClientProtocol, forwardedFor: String? = nil, extra: [(String, String)] = []) async throws -> QRBrowser {
         let query = formEncode([("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
                                 ("scope", "openid"), ("state", "st-1"), ("code_challenge", Flows.challenge),
-                                ("code_challenge_method", "S256")])
+                                ("code_challenge_method", "S256")] + extra)
         let login = try await client.get("/oauth/auth?" + query)
         let cookie = try #require(login.cookies["idc_csrf"])
         let start = try #require(capture(#"id="qr-start" href="([^"]+)""#, in: login.text))
