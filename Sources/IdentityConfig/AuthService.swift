@@ -23,6 +23,9 @@ public struct AuthService: Sendable {
     public var customizedLogin: CustomizedLogin?
     /// Sign-in on the login page by scanning a QR code with the app (docs/qr-login.md).
     public var qrLogin: QRLoginSettings?
+    /// The device authorization grant (RFC 8628, docs/device-grant.md) for this service's clients;
+    /// nil: not allowed (`unauthorized_client`).
+    public var deviceGrant: DeviceGrantSettings?
     /// The API scopes (of `apiResources`) this service's clients may ask for; nil: every declared one.
     public var allowedScopes: [String]?
     /// Authorization requests must be pushed first (`POST /oauth/par`, RFC 9126).
@@ -71,6 +74,23 @@ public struct AuthService: Sendable {
         self.provider = provider
         self.location = location
         self.keyPath = keyPath
+    }
+}
+
+/// `deviceGrant` of an auth service: TVs, kiosks and command lines sign in by showing a code the
+/// user types on the broker's page in another browser (RFC 8628, docs/device-grant.md).
+public struct DeviceGrantSettings: Sendable, Equatable {
+    /// Seconds a device code and its user code live.
+    public var lifetime: Int
+    /// Seconds a device waits between polls (`interval`); `slow_down` adds 5.
+    public var interval: Int
+
+    public static let defaultLifetime = 600
+    public static let defaultInterval = 5
+
+    public init(lifetime: Int = DeviceGrantSettings.defaultLifetime, interval: Int = DeviceGrantSettings.defaultInterval) {
+        self.lifetime = lifetime
+        self.interval = interval
     }
 }
 

@@ -18,6 +18,16 @@ extension BrokerConfigReader {
         return enabled ? QRLoginSettings(ttl: ttl, qrURL: qrURL, scope: scope) : nil
     }
 
+    /// `deviceGrant: { enabled, lifetime, interval }` (docs/device-grant.md).
+    func readDeviceGrant(_ reader: ConfigReader) -> DeviceGrantSettings? {
+        let enabled = reader.bool("enabled") ?? false
+        let lifetime = reader.positiveInt("lifetime") ?? DeviceGrantSettings.defaultLifetime
+        if lifetime < 60 || lifetime > 3600 { reader.problem("lifetime", "must be between 60 and 3600 seconds") }
+        let interval = reader.positiveInt("interval") ?? DeviceGrantSettings.defaultInterval
+        if interval > 60 { reader.problem("interval", "must be between 1 and 60 seconds") }
+        return enabled ? DeviceGrantSettings(lifetime: lifetime, interval: interval) : nil
+    }
+
     /// `mfa: { mode, methods, issuerName }` (docs/mfa.md).
     func readMFA(_ reader: ConfigReader) -> MFASettings {
         var settings = MFASettings()

@@ -130,6 +130,7 @@ package struct BrokerConfigReader {
         } ?? .jwt
         let customizedLogin = reader.section("customizedLogin") { readCustomizedLogin($0) } ?? nil
         let qrLogin = reader.section("qrLogin") { readQRLogin($0) } ?? nil
+        let deviceGrant = reader.section("deviceGrant") { readDeviceGrant($0) } ?? nil
         let allowedScopes = reader.strings("allowedScopes")
         let requirePar = reader.bool("requirePar") ?? false
         let mfa = reader.section("mfa") { readMFA($0) } ?? .off
@@ -150,6 +151,7 @@ package struct BrokerConfigReader {
             location: reader.node.location, keyPath: reader.node.keyPath)
         service.mfa = mfa
         service.webOrigins = webOrigins
+        service.deviceGrant = deviceGrant
         return service
     }
 

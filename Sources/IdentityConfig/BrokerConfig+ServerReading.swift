@@ -64,6 +64,7 @@ extension BrokerConfigReader {
         return RateLimits(
             authorizationsPerMinute: reader.positiveInt("authorizationsPerMinute") ?? defaults.authorizationsPerMinute,
             registrationsPerMinute: reader.positiveInt("registrationsPerMinute") ?? defaults.registrationsPerMinute,
-            registrationsPerTokenPerMinute: reader.positiveInt("registrationsPerTokenPerMinute") ?? defaults.registrationsPerTokenPerMinute)
+            registrationsPerTokenPerMinute: reader.positiveInt("registrationsPerTokenPerMinute") ?? defaults.registrationsPerTokenPerMinute,
+            userCodesPerMinute: reader.positiveInt("userCodesPerMinute") ?? defaults.userCodesPerMinute)
     }
 }

@@ -139,11 +139,16 @@ public struct RateLimits: Sendable, Equatable {
     /// App instance registrations per initial access token (it ships inside the app: one token
     /// serves every install, so this is the fleet-wide ceiling).
     public var registrationsPerTokenPerMinute: Int
+    /// User codes typed on the device page (`/oauth/device`) per address: a guesser gets this
+    /// many tries a minute against a space of 20⁸ codes (docs/device-grant.md).
+    public var userCodesPerMinute: Int
 
-    public init(authorizationsPerMinute: Int = 120, registrationsPerMinute: Int = 20, registrationsPerTokenPerMinute: Int = 600) {
+    public init(authorizationsPerMinute: Int = 120, registrationsPerMinute: Int = 20, registrationsPerTokenPerMinute: Int = 600,
+                userCodesPerMinute: Int = 10) {
         self.authorizationsPerMinute = authorizationsPerMinute
         self.registrationsPerMinute = registrationsPerMinute
         self.registrationsPerTokenPerMinute = registrationsPerTokenPerMinute
+        self.userCodesPerMinute = userCodesPerMinute
     }
 }
 

@@ -158,5 +158,17 @@ extension PostgresMigrations {
         ("v12-throttle-reservations", [
             "ALTER TABLE throttle ADD COLUMN pending DOUBLE PRECISION[] NOT NULL DEFAULT '{}'",
         ]),
+        // The device authorization grant (RFC 8628): a device polls while its user signs in
+        // elsewhere. Found by the device code's hash (polls) and the user code's (the page).
+        ("v13-device-authorizations", [
+            """
+            CREATE TABLE device_authorizations (
+                device_code_hash TEXT PRIMARY KEY, user_code_hash TEXT NOT NULL UNIQUE,
+                client_id TEXT NOT NULL, scope TEXT NOT NULL, resources TEXT, state TEXT NOT NULL,
+                session_id TEXT, subject TEXT, poll_interval INTEGER NOT NULL, polled_at DOUBLE PRECISION,
+                created_at DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL)
+            """,
+            "CREATE INDEX device_authorizations_expiry ON device_authorizations (expires_at)",
+        ]),
     ]
 }

@@ -219,6 +219,8 @@ extension PostgresStore: MaintenanceStore {
             "DELETE FROM throttle WHERE expires_at < \(now) RETURNING 1",
             // QR sign-ins are kept a day past expiry, so a late app still hears "expired".
             "DELETE FROM qr_logins WHERE expires_at < \(now - 86_400) RETURNING 1",
+            // Device authorizations too: a device polling late hears `expired_token`, not "unknown".
+            "DELETE FROM device_authorizations WHERE expires_at < \(now - 86_400) RETURNING 1",
         ]
         var removed = 0
         for query in counted { removed += try await rows(query).count }

@@ -167,6 +167,18 @@ extension SQLiteStore {
                 CREATE INDEX registered_client_origins_client ON registered_client_origins(client_id);
                 """)
         }
+        migrator.registerMigration("v15-device-authorizations") { db in
+            // The device authorization grant (RFC 8628): a device polls while its user signs in
+            // elsewhere. Found by the device code's hash (polls) and the user code's (the page).
+            try db.execute(sql: """
+                CREATE TABLE device_authorizations (
+                    device_code_hash TEXT PRIMARY KEY NOT NULL, user_code_hash TEXT NOT NULL UNIQUE,
+                    client_id TEXT NOT NULL, scope TEXT NOT NULL, resources TEXT, state TEXT NOT NULL,
+                    session_id TEXT, subject TEXT, poll_interval INTEGER NOT NULL, polled_at REAL,
+                    created_at REAL NOT NULL, expires_at REAL NOT NULL);
+                CREATE INDEX device_authorizations_expiry ON device_authorizations(expires_at);
+                """)
+        }
         return migrator
     }
 }

@@ -159,6 +159,8 @@ extension SQLiteStore: MaintenanceStore {
             try delete("DELETE FROM signing_keys WHERE remove_after IS NOT NULL AND remove_after < ?", before: now)
             // QR sign-ins are kept a day past expiry, so a late app still hears "expired".
             try delete("DELETE FROM qr_logins WHERE expires_at < ?", before: now - 86_400)
+            // Device authorizations too: a device polling late hears `expired_token`, not "unknown".
+            try delete("DELETE FROM device_authorizations WHERE expires_at < ?", before: now - 86_400)
             return removed
         }
     }

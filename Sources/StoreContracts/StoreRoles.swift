@@ -21,6 +21,7 @@ public struct StoreRoles: Sendable {
     public var oneTimeGrants: any OneTimeGrantStore
     public var throttle: any ThrottleStore
     public var qrLogins: any QRLoginStore
+    public var devices: any DeviceAuthorizationStore
     public var mfa: any MFAStore
     public var connectorDocuments: any ConnectorDocumentStore
     public var maintenance: any MaintenanceStore
@@ -29,7 +30,7 @@ public struct StoreRoles: Sendable {
                 families: any TokenFamilyStore, accessTokens: any AccessTokenStore, signingKeys: any SigningKeyStore,
                 sso: any SSOStore, sealed: any SealedValueStore, leases: any RefreshLeaseStore,
                 registeredClients: any RegisteredClientStore, oneTimeGrants: any OneTimeGrantStore, throttle: any ThrottleStore,
-                qrLogins: any QRLoginStore, mfa: any MFAStore, connectorDocuments: any ConnectorDocumentStore,
+                qrLogins: any QRLoginStore, devices: any DeviceAuthorizationStore, mfa: any MFAStore, connectorDocuments: any ConnectorDocumentStore,
                 maintenance: any MaintenanceStore) {
         self.pending = pending
         self.codes = codes
@@ -44,6 +45,7 @@ public struct StoreRoles: Sendable {
         self.oneTimeGrants = oneTimeGrants
         self.throttle = throttle
         self.qrLogins = qrLogins
+        self.devices = devices
         self.mfa = mfa
         self.connectorDocuments = connectorDocuments
         self.maintenance = maintenance
@@ -53,6 +55,6 @@ public struct StoreRoles: Sendable {
     public init(all store: any BrokerStore) {
         self.init(pending: store, codes: store, sessions: store, families: store, accessTokens: store, signingKeys: store,
                   sso: store, sealed: store, leases: store, registeredClients: store, oneTimeGrants: store, throttle: store,
-                  qrLogins: store, mfa: store, connectorDocuments: store, maintenance: store)
+                  qrLogins: store, devices: store, mfa: store, connectorDocuments: store, maintenance: store)
     }
 }

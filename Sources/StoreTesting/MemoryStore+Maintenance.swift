@@ -37,6 +37,7 @@ extension MemoryStore: MaintenanceStore {
             purge(&tables.sessions) { endedSessions.contains($0.id) }
             purge(&tables.signingKeys) { $0.removeAfter.map { $0 < date } ?? false }
             purge(&tables.qrLogins) { $0.expiresAt < dayEarlier }
+            purge(&tables.devices) { $0.expiresAt < dayEarlier }
             return removed
         }
     }

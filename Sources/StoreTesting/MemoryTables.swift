@@ -32,6 +32,8 @@ struct MemoryTables: Sendable {
     var throttle: [String: ThrottleCounter] = [:]
     /// QR sign-ins by the hash of their code.
     var qrLogins: [String: QRLogin] = [:]
+    /// Device authorizations by the hash of their device code.
+    var devices: [String: DeviceAuthorization] = [:]
     /// Authenticator apps by subject (one per user).
     var totpFactors: [String: TOTPFactor] = [:]
     /// Passkeys by credential id.

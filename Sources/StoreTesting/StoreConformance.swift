@@ -87,6 +87,8 @@ public enum StoreConformance {
         StoreCheck("one-time grants: inserted once, taken exactly once, even by 20 concurrent takers; expired ones are purged", oneTimeGrants),
         StoreCheck("QR sign-ins: round trip; of 10 concurrent settlements one wins; expired ones cannot be settled; purged a day after expiry",
                    qrLogins),
+        StoreCheck("device authorizations: round trip by either code; a taken user code stores nothing; one of 10 settles, one of 10 redeems; "
+                   + "expired ones neither; purged a day after expiry", deviceAuthorizations),
         StoreCheck("SSO records: saved, replaced, deleted, purged once expired", ssoRecords),
         StoreCheck("refresh leases: one holder at a time among 20, renewed by its holder, taken over once expired, released by its holder only",
                    refreshLeases),

@@ -68,4 +68,10 @@ public enum StoreFixtures {
                 authServiceId: "svc", userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", acceptLanguage: "de-CH",
                 clientAddress: "2001:db8::1", createdAt: now, expiresAt: now.addingTimeInterval(expiresIn))
     }
+
+    public static func device(_ hash: String, userCode: String, expiresIn: TimeInterval = 600) -> DeviceAuthorization {
+        DeviceAuthorization(deviceCodeHash: hash, userCodeHash: userCode, clientId: "kid", scope: "openid profile",
+                            resources: ["https://api.example.com"], interval: 5, createdAt: now,
+                            expiresAt: now.addingTimeInterval(expiresIn))
+    }
 }

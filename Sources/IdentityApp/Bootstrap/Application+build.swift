@@ -125,6 +125,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
         sessions.register(on: group)
         registration.register(on: group)
         qrLogin.register(on: group)
+        DeviceController(services: services).register(on: group)
         SecondStepController(services: services).register(on: group)
     }
     // Last, so it wraps only the not-found answer (router middleware applies to routes added

@@ -21,6 +21,9 @@ struct Pages: Sendable {
     let accountAuthenticatorTemplate: MustacheTemplate
     let accountPasskeyTemplate: MustacheTemplate
     let accountSignedOutTemplate: MustacheTemplate
+    let deviceCodeFormTemplate: MustacheTemplate
+    let deviceConfirmationTemplate: MustacheTemplate
+    let deviceFinishedTemplate: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -39,6 +42,9 @@ struct Pages: Sendable {
         accountAuthenticatorTemplate = try! MustacheTemplate(string: PageTemplates.accountAuthenticator)
         accountPasskeyTemplate = try! MustacheTemplate(string: PageTemplates.accountPasskey)
         accountSignedOutTemplate = try! MustacheTemplate(string: PageTemplates.accountSignedOut)
+        deviceCodeFormTemplate = try! MustacheTemplate(string: PageTemplates.deviceCodeForm)
+        deviceConfirmationTemplate = try! MustacheTemplate(string: PageTemplates.deviceConfirmation)
+        deviceFinishedTemplate = try! MustacheTemplate(string: PageTemplates.deviceFinished)
     }
 
     /// The `prompt=select_account` page.

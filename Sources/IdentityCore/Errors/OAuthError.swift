@@ -33,6 +33,12 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         /// RFC 9470: the access token's sign-in is not strong enough for this resource; the
         /// client signs in again with the `acr_values` the challenge names.
         public static let insufficientUserAuthentication = Code(rawValue: "insufficient_user_authentication")
+        /// RFC 8628 §3.5: the device's user has not finished yet; poll again after `interval`.
+        public static let authorizationPending = Code(rawValue: "authorization_pending")
+        /// RFC 8628 §3.5: the device polled too often; its interval grew by 5 seconds.
+        public static let slowDown = Code(rawValue: "slow_down")
+        /// RFC 8628 §3.5: the device code expired; the device starts again.
+        public static let expiredToken = Code(rawValue: "expired_token")
         /// A second factor is needed (docs/mfa.md): the description says what to do.
         public static let mfaRequired = Code(rawValue: "mfa_required")
         public static let invalidRedirectURI = Code(rawValue: "invalid_redirect_uri")

@@ -36,6 +36,7 @@ public struct AccountSignIn: Sendable {
     public static let flowLifetime: TimeInterval = 900
 
     var urls: AccountURLs { AccountURLs(issuer: context.issuer) }
+    var own: OwnSignIn { OwnSignIn(context: context, codeStore: codeStore, sessionStore: sessionStore) }
 
     /// Starts the sign-in: the login form, the identity source, or (SSO that needs a second
     /// factor) the second step. `reauthenticate` asks for the credentials again (`prompt=login`).
@@ -51,7 +52,7 @@ public struct AccountSignIn: Sendable {
                                expiresAt: context.clock.now().addingTimeInterval(Self.flowLifetime))
         let sealed: String
         do {
-            sealed = Base64URL.encode(Array(try context.vault.seal(try JSONEncoder.sortedCompact.encode(flow), VaultBindings.accountFlow())))
+            sealed = try own.seal(flow, VaultBindings.accountFlow())
         } catch {
             return AccountResult(.errorPage(.wrapping(error, "account sign-in")))
         }
@@ -96,29 +97,15 @@ public struct AccountSignIn: Sendable {
     }
 
     private func openFlow(_ sealed: String?) -> AccountFlow? {
-        guard let sealed, sealed.utf8.count <= 2048, let bytes = Base64URL.decode(sealed),
-              let data = try? context.vault.open(Data(bytes), VaultBindings.accountFlow()),
-              let flow = try? JSONDecoder().decode(AccountFlow.self, from: data), context.clock.now() < flow.expiresAt else { return nil }
+        guard let flow = own.open(sealed, as: AccountFlow.self, VaultBindings.accountFlow()), context.clock.now() < flow.expiresAt else {
+            return nil
+        }
         return flow
     }
 
-    /// Redeems the code the callback received: issued for this redirect URI and client,
-    /// unexpired, its challenge matching the flow's verifier, used exactly once. Returns its
-    /// live session.
+    /// Redeems the code the callback received (see ``OwnSignIn/redeem``).
     private func redeem(_ value: String?, flow: AccountFlow) async throws -> LoginSession {
-        let refused = OAuthError.invalidRequest("The sign-in could not be completed. Open the account page again.")
-        guard let value, value.utf8.count <= 256 else { throw refused }
-        let hash = Secrets.hash(value)
-        let now = context.clock.now()
-        guard let code = try await codeStore.code(hash: hash), code.redirectURI == urls.callback,
-              now < code.expiresAt, let challenge = code.codeChallenge, PKCE.verify(verifier: flow.verifier, challenge: challenge),
-              let flowClient = context.state.directory.resolve(flow.clientId), let codeClient = context.state.directory.resolve(code.clientId),
-              codeClient.isSameClient(as: flowClient) else { throw refused }
-        let redeemed = try await codeStore.redeemCode(hash: hash, at: now, familyId: "account~" + Secrets.randomToken(bytes: 12))
-        guard case .redeemed = redeemed,
-              let session = try await sessionStore.session(id: code.sessionId), session.isActive(at: now) else {
-            throw refused
-        }
-        return session
+        try await own.redeem(value, redirectURI: urls.callback, verifier: flow.verifier, clientId: flow.clientId, purpose: "account",
+                             refused: .invalidRequest("The sign-in could not be completed. Open the account page again."))
     }
 }

@@ -40,6 +40,10 @@ public struct AuditEvent: Sendable, Equatable {
         case accountAppRemoved = "account.app_removed"
         case accountDeviceRemoved = "account.device_removed"
         case accountSignedOutEverywhere = "account.signed_out_everywhere"
+        /// The device grant (docs/device-grant.md): the user signed in and allowed a device
+        /// (`client`, `session`, `subject`, `address`), or refused it (`client`, `address`).
+        case deviceApproved = "device.approved"
+        case deviceDenied = "device.denied"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).

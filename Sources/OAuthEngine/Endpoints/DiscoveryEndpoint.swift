@@ -40,6 +40,8 @@ public struct DiscoveryEndpoint: Sendable {
             "introspection_endpoint": .string("\(issuer)/oauth/introspect"),
             "revocation_endpoint": .string("\(issuer)/oauth/revoke"),
             "end_session_endpoint": .string("\(issuer)/oauth/logout"),
+            // RFC 8628: auth services that allow it (`deviceGrant`); others answer `unauthorized_client`.
+            "device_authorization_endpoint": .string("\(issuer)/oauth/device_authorization"),
             "introspection_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post"]),
             "revocation_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "response_types_supported": list(["code"]),

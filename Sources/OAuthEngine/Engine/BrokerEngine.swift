@@ -39,6 +39,9 @@ public final class BrokerEngine: Sendable {
     public let secondStep: SecondStepSignIn
     /// The user's own account page (docs/account.md).
     public let account: AccountEndpoint
+    /// `POST /oauth/device_authorization` and the device page (docs/device-grant.md).
+    public let deviceAuthorization: DeviceAuthorizationEndpoint
+    public let deviceVerification: DeviceVerification
     /// Which browser origins may read which answers (CORS, docs/protocol.md, "Browser apps (CORS)").
     public let webOrigins: WebOriginPolicy
 
@@ -94,11 +97,13 @@ public final class BrokerEngine: Sendable {
         let grants: [any TokenGrant] = [
             AuthorizationCodeGrant(codes: roles.codes, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                                    revocation: revocationService, clock: clock, logger: logger,
-                                   accountCallback: AccountURLs(issuer: issuer).callback),
+                                   ownCallbacks: [AccountURLs(issuer: issuer).callback, DeviceVerification.callbackURI(issuer: issuer)]),
             RefreshTokenGrant(families: roles.families, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                               revocation: revocationService, live: live, clock: clock),
             PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: roles.sessions, issuer: issuerService, audit: audit),
             ClientCredentialsGrant(sessions: roles.sessions, families: roles.families, refresher: refresher, issuer: issuerService, clock: clock),
+            DeviceCodeGrant(devices: roles.devices, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
+                            clock: clock),
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)
         self.clients = clients
@@ -133,6 +138,10 @@ public final class BrokerEngine: Sendable {
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
         qrBrowser = QRLoginBrowser(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, qrStore: roles.qrLogins,
                                    authorizations: authorizations, signIns: signIns, rateLimiter: rateLimiter, draining: draining)
+        deviceAuthorization = DeviceAuthorizationEndpoint(context: context, devices: roles.devices, clients: clients, rateLimiter: rateLimiter)
+        deviceVerification = DeviceVerification(context: context, devices: roles.devices, clients: clients, rateLimiter: rateLimiter,
+                                                authorize: authorize, sso: sso,
+                                                own: OwnSignIn(context: context, codeStore: roles.codes, sessionStore: roles.sessions))
         qrAPI = QRLoginAPI(context: context, qrStore: roles.qrLogins, verifier: verifier, clients: clients, locator: locator)
     }
 

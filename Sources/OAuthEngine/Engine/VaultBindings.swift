@@ -36,6 +36,10 @@ public enum VaultBindings {
     /// cookie): the PKCE verifier and state nobody else sees.
     static func accountFlow() -> Vault.Binding { .init(purpose: "account-flow", owner: "") }
 
+    /// A device sign-in between its confirmation and its callback (the `idc_device` cookie):
+    /// the PKCE verifier, state and device code hash nobody else sees.
+    static func deviceFlow() -> Vault.Binding { .init(purpose: "device-flow", owner: "") }
+
     /// An authenticator-app key being set up from the account page (a hidden form field), bound
     /// to the session showing the page.
     static func accountSetup(sessionId: String) -> Vault.Binding { .init(purpose: "account-totp", owner: sessionId) }

@@ -21,9 +21,9 @@ struct AuthorizationCodeGrant: TokenGrant {
     let revocation: Revocation
     let clock: any BrokerClock
     let logger: Logger
-    /// The account page's own redirect URI: its codes are redeemed by the account page alone
-    /// (docs/account.md, "Signing in"), never here.
-    let accountCallback: String
+    /// The redirect URIs of the broker's own sign-ins (the account page's, docs/account.md; the
+    /// device page's, docs/device-grant.md): their codes are redeemed there alone, never here.
+    let ownCallbacks: Set<String>
 
     func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
                clientAddress: String?) async throws -> TokenResponse {
@@ -76,8 +76,8 @@ struct AuthorizationCodeGrant: TokenGrant {
         guard RedirectURL.same(redirectURI, code.redirectURI) else {
             throw OAuthError.invalidGrant("redirect_uri does not match the authorization request.")
         }
-        guard code.redirectURI != accountCallback else {
-            throw OAuthError.invalidGrant("This code belongs to the account page's own sign-in.")
+        guard !ownCallbacks.contains(code.redirectURI) else {
+            throw OAuthError.invalidGrant("This code belongs to one of the broker's own sign-ins.")
         }
         if let challenge = code.codeChallenge {
             guard let verifier = parameters["code_verifier"] else {

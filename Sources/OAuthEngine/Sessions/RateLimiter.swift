@@ -11,6 +11,8 @@ public enum RateLimitedAction: Sendable {
     case registration
     /// A registration with this (valid) initial access token: the fleet-wide ceiling.
     case registrationWithToken(String)
+    /// A user code typed on the device page: guessing is limited per address.
+    case userCode
 }
 
 /// Counts actions against `server.rateLimits` with the throttle's counters (atomic, shared by
@@ -30,6 +32,8 @@ struct RateLimiter: Sendable {
             if let clientAddress { rules.append(("reg\u{0}" + ClientAddress.throttleKey(clientAddress), limits.registrationsPerMinute)) }
         case .registrationWithToken(let token):
             rules.append(("regtoken\u{0}" + Secrets.hash(token), limits.registrationsPerTokenPerMinute))
+        case .userCode:
+            if let clientAddress { rules.append(("usercode\u{0}" + ClientAddress.throttleKey(clientAddress), limits.userCodesPerMinute)) }
         }
         for rule in rules {
             // After `perMinute` in a minute, one more per 60/perMinute seconds: the steady rate.

@@ -1,0 +1,97 @@
+import Foundation
+import IdentityCore
+
+/// The device page's form: type the code the device shows (docs/device-grant.md).
+public struct DeviceCodeForm: Sendable, Equatable {
+    public var heading: String
+    /// Where the form posts (`/oauth/device`).
+    public var action: String
+    /// Bound to the browser (its binding cookie).
+    public var csrfToken: String
+    /// What was typed (or came in `verification_uri_complete`), shown again after a mistake.
+    public var userCode: String
+    public var error: String?
+}
+
+/// "Sign in on this device?": names the app and the code so the person can compare it with the
+/// device's (RFC 8628 §5.4: a code sent by someone else must not sign them in unnoticed).
+public struct DeviceConfirmation: Sendable, Equatable {
+    /// The app the device runs: its environment's name, else its App Key.
+    public var appName: String
+    /// The auth service the person signs in with.
+    public var serviceName: String
+    /// As the device shows it: `BCDF-GHJK`.
+    public var userCode: String
+    /// What the device asked for, in words.
+    public var access: [String]
+    /// Where Continue and Cancel post (`/oauth/device/confirm`).
+    public var action: String
+    /// Bound to the browser and the code.
+    public var csrfToken: String
+    public var stylesheet: URL?
+}
+
+/// The last page: the device is signed in, or it is not (and why).
+public struct DeviceFinished: Sendable, Equatable {
+    public var heading: String
+    public var message: String
+    public var signedIn: Bool
+    public var stylesheet: URL?
+    /// The device page, to type a code again (when not signed in).
+    public var again: String?
+}
+
+/// What a device page request answers; the controller only renders it.
+public enum DeviceOutcome: Sendable, Equatable {
+    case codeForm(DeviceCodeForm, status: Int)
+    case confirm(DeviceConfirmation)
+    /// The sign-in: login form, identity source, second step, or straight back to the callback.
+    case signIn(AuthorizeOutcome)
+    case finished(DeviceFinished, status: Int)
+    case errorPage(OAuthError)
+}
+
+/// An outcome with what the browser's cookies must become.
+public struct DeviceResult: Sendable, Equatable {
+    public var outcome: DeviceOutcome
+    /// The browser binding cookie to set.
+    public var binding: String?
+    /// The sealed `idc_device` cookie to set (a sign-in for a device started).
+    public var flow: String?
+    /// Drop the `idc_device` cookie (its sign-in came back).
+    public var clearFlow = false
+    public var sso: SSOCookie?
+
+    init(_ outcome: DeviceOutcome, binding: String? = nil, flow: String? = nil, clearFlow: Bool = false, sso: SSOCookie? = nil) {
+        self.outcome = outcome
+        self.binding = binding
+        self.flow = flow
+        self.clearFlow = clearFlow
+        self.sso = sso
+    }
+}
+
+/// A device sign-in between the confirmation and the callback, sealed in the `idc_device`
+/// cookie of the browser that confirmed.
+struct DeviceFlow: Codable {
+    var verifier: String
+    var state: String
+    var deviceCodeHash: String
+    var clientId: String
+    var expiresAt: Date
+}
+
+extension Scopes {
+    /// What a scope lets the app do, in words for the person deciding; API scopes by name.
+    static func inWords(_ scope: String) -> [String] {
+        scope.split(separator: " ").compactMap { token -> String? in
+            switch token {
+            case "openid": nil
+            case "profile": "Your name and profile"
+            case "email": "Your email address"
+            case "offline_access": "Stay signed in until you remove the device"
+            default: "Access to \(token)"
+            }
+        }
+    }
+}
