@@ -95,5 +95,7 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 # docs/api-resources.md end to end: the example resource servers (PyJWT, jwt-kit) and authlib with PAR.
 .venv-peers/bin/python scripts/api-resources-check.py "$(swift build --show-bin-path)/idconnect" \
   "$(swift build --show-bin-path)/resource-server-example"
+# docs/device-grant.md end to end: Microsoft's MSAL as the device, two instances on PostgreSQL.
+.venv-peers/bin/python scripts/device-grant-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"
