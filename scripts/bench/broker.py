@@ -75,7 +75,8 @@ def write_config(directory, broker_port, authlink_port, ldap, static_users=None,
         # Every request comes from 127.0.0.1: the per-address limits on pre-sign-in requests would
         # hold the benchmark back, not measure the broker.
         "server": {"issuer": f"http://127.0.0.1:{broker_port}",
-                   "rateLimits": {"authorizationsPerMinute": 100_000_000, "registrationsPerMinute": 100_000_000}},
+                   "rateLimits": {"authorizationsPerMinute": 100_000_000, "registrationsPerMinute": 100_000_000,
+                                  "userCodesPerMinute": 100_000_000}},
         "storage": "sqlite:" + os.path.join(directory, "broker.sqlite"),
         "environments": [environment],
     }
@@ -109,6 +110,7 @@ def auth_service(identifier, authlink_port, token_format):
     return {
         "id": identifier, "name": identifier, "redirectUri": [REDIRECT_URI], "grantTtl": 600, "tokenTtl": 3600,
         "refresh": True, "refreshTtl": 86400, "tokenFormat": token_format, "qrLogin": {"enabled": True, "ttl": 3600},
+        "deviceGrant": {"enabled": True, "lifetime": 3600},
         "provider": {"type": "custom", "remoteService": f"http://127.0.0.1:{authlink_port}/login",
                      "options": {"refreshUrl": f"http://127.0.0.1:{authlink_port}/refresh"}},
     }
