@@ -1,6 +1,8 @@
 import EngineTesting
 import Foundation
+import IdentityConfig
 import IdentityCore
+import OneTimePassword
 import OAuthEngine
 import StoreContracts
 import Testing
@@ -147,5 +149,43 @@ struct DeviceVerificationTests {
         #expect(page.finished?.signedIn == false && page.clearFlow)
         fixture.clock.advance(10)
         #expect(await EngineFixture.errorCode { try await fixture.poll(started.deviceCode) } == "access_denied")
+    }
+}
+
+/// The device page's sign-in is the normal one: a second factor where the auth service asks for it.
+@Suite("DeviceVerification with a second factor")
+struct DeviceSecondFactorTests {
+    @Test("password, then the authenticator app's code, then the device gets tokens whose ID token says mfa")
+    func secondFactor() async throws {
+        let fixture = try await EngineFixture(environments: [EngineFixture.environment(services: [
+            EngineFixture.service("tv") {
+                $0.deviceGrant = DeviceGrantSettings()
+                $0.mfa = MFASettings(mode: .required, methods: [.totp])
+            },
+        ])])
+        let secret = TOTP.randomSecret()
+        try await fixture.engine.enrolTOTP(secret, userId: "alice", clientId: EngineFixture.appKey)
+        let started = try await fixture.startDevice()
+        var browser = BrowserContext()
+        var flow: String?
+        let confirmation = try await fixture.deviceConfirmation(started.userCode, browser: &browser)
+        let signIn = try await fixture.decide(confirmation, browser: &browser, flow: &flow)
+        guard case .signIn(.loginForm(let form)) = signIn.outcome else { throw UnexpectedOutcome("\(signIn.outcome)") }
+        let outcome = try await fixture.submit(form, browser: &browser)
+        let page = try EngineFixture.require(outcome.secondStepPage, "the second-step page, got \(outcome)")
+        let id = EngineFixture.lastPathComponent(page)
+        guard case .page(let model, _) = try await fixture.engine.secondStep.page(id: id, browser: browser) else {
+            throw UnexpectedOutcome("no second-step page")
+        }
+        #expect(await EngineFixture.errorCode { try await fixture.poll(started.deviceCode) } == "authorization_pending")
+        let answered = try await fixture.engine.secondStep.submitCode(id: id, parameters: try EngineFixture.parameters([
+            ("csrf_token", model.csrfToken), ("otp", fixture.engine.totpCode(secret))]), browser: browser)
+        guard case .finished(.signedIn(let completion)) = answered else { throw UnexpectedOutcome("\(answered)") }
+        let done = await fixture.deviceCallback(completion.redirect, flow: flow, browser: &browser)
+        #expect(done.finished?.signedIn == true)
+        fixture.clock.advance(6)
+        let tokens = try await fixture.poll(started.deviceCode)
+        guard case .array(let amr)? = EngineFixture.claims(tokens.id_token)["amr"] else { throw UnexpectedOutcome("no amr") }
+        #expect(amr.compactMap(\.stringValue).contains("mfa"))
     }
 }
