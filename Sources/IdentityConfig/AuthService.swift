@@ -26,6 +26,8 @@ public struct AuthService: Sendable {
     /// The device authorization grant (RFC 8628, docs/device-grant.md) for this service's clients;
     /// nil: not allowed (`unauthorized_client`).
     public var deviceGrant: DeviceGrantSettings?
+    /// Token exchange (RFC 8693, docs/token-exchange.md) for this service's clients; nil: refused.
+    public var tokenExchange: TokenExchangeSettings?
     /// The API scopes (of `apiResources`) this service's clients may ask for; nil: every declared one.
     public var allowedScopes: [String]?
     /// Authorization requests must be pushed first (`POST /oauth/par`, RFC 9126).

@@ -28,6 +28,16 @@ extension BrokerConfigReader {
         return enabled ? DeviceGrantSettings(lifetime: lifetime, interval: interval) : nil
     }
 
+    /// `tokenExchange: { audiences, actors, dataLinks }` (docs/token-exchange.md).
+    func readTokenExchange(_ reader: ConfigReader) -> TokenExchangeSettings {
+        let audiences = reader.strings("audiences") ?? []
+        for audience in audiences where URL(string: audience)?.scheme == nil {
+            reader.problem("audiences", "'\(audience)' is not an absolute URI (an apiResources audience)")
+        }
+        return TokenExchangeSettings(audiences: audiences, actors: reader.strings("actors") ?? [],
+                                     dataLinks: reader.strings("dataLinks") ?? [])
+    }
+
     /// `mfa: { mode, methods, issuerName }` (docs/mfa.md).
     func readMFA(_ reader: ConfigReader) -> MFASettings {
         var settings = MFASettings()

@@ -131,6 +131,7 @@ package struct BrokerConfigReader {
         let customizedLogin = reader.section("customizedLogin") { readCustomizedLogin($0) } ?? nil
         let qrLogin = reader.section("qrLogin") { readQRLogin($0) } ?? nil
         let deviceGrant = reader.section("deviceGrant") { readDeviceGrant($0) } ?? nil
+        let tokenExchange = reader.section("tokenExchange") { readTokenExchange($0) }
         let allowedScopes = reader.strings("allowedScopes")
         let requirePar = reader.bool("requirePar") ?? false
         let mfa = reader.section("mfa") { readMFA($0) } ?? .off
@@ -152,6 +153,7 @@ package struct BrokerConfigReader {
         service.mfa = mfa
         service.webOrigins = webOrigins
         service.deviceGrant = deviceGrant
+        service.tokenExchange = tokenExchange
         return service
     }
 

@@ -114,6 +114,20 @@ struct ConfigValidator {
                     report("dataLinks", "data link '\(link.name)' names unknown auth service '\(service)'")
                 }
             }
+            let audiences = Set((environment.apiResources + (environment.organization.flatMap { organizations[$0] }?.apiResources ?? []))
+                .map(\.audience))
+            for service in environment.authServices {
+                guard let exchange = service.tokenExchange else { continue }
+                func problem(_ key: String, _ reason: String) {
+                    problems.add(ConfigProblem(location: service.location, keyPath: "\(service.keyPath).tokenExchange.\(key)", reason: reason))
+                }
+                for link in exchange.dataLinks where !linkNames.contains(link) {
+                    problem("dataLinks", "'\(link)' is not a data link of this environment")
+                }
+                for audience in exchange.audiences where !audiences.contains(audience) {
+                    problem("audiences", "'\(audience)' is not the audience of one of the environment's apiResources")
+                }
+            }
             if let registration = environment.registration, registration.initialAccessTokens.isEmpty {
                 report("registration.initialAccessTokens", "must list at least one token")
             }

@@ -17,6 +17,11 @@ public struct JSONMembers: Sendable, ExpressibleByDictionaryLiteral {
         members.first { $0.key == key }?.value
     }
 
+    /// Adds a member at the end; `key` must not be there yet.
+    public mutating func append(_ key: String, _ value: JSONValue) {
+        members.append((key: key, value: value))
+    }
+
     /// Compact JSON, members in their order.
     public var serialized: [UInt8] {
         var output = [UInt8]()

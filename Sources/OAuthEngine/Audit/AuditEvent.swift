@@ -44,6 +44,10 @@ public struct AuditEvent: Sendable, Equatable {
         /// (`client`, `session`, `subject`, `address`), or refused it (`client`, `address`).
         case deviceApproved = "device.approved"
         case deviceDenied = "device.denied"
+        /// A token exchange (docs/token-exchange.md): `client` got a token for the user of
+        /// `subject_client`'s token (`subject`, `session`); `kind` `access_token` (with `audience`
+        /// and `actor`) or `upstream` (`audience`: the data link).
+        case tokenExchanged = "token.exchanged"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).

@@ -32,13 +32,15 @@ public struct IntrospectionEndpoint: Sendable {
             return nil
         }
         guard verified.client.appKey == caller.client.appKey else { return nil }
-        return [
+        var answer: JSONMembers = [
             "active": .bool(true), "scope": .string(verified.scope), "client_id": .string(verified.family.clientId),
             "username": .string(verified.session.userId), "token_type": .string("Bearer"),
             "exp": .int(verified.expiresAt.epochSeconds), "iat": .int(verified.issuedAt.epochSeconds),
             "sub": .string(verified.session.subject), "aud": Audience(verified.audiences).json, "iss": .string(context.issuer),
             "jti": .string(verified.jti),
         ]
+        if let act = verified.act { answer.append("act", act) }
+        return answer
     }
 
     private func introspectRefresh(_ token: String, caller: AuthenticatedClient) async throws -> JSONMembers? {

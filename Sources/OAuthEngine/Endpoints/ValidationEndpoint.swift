@@ -88,7 +88,7 @@ public struct ValidationEndpoint: Sendable {
         }
         return VerifiedAccessToken(jti: verified.jti, scope: verified.scope, issuedAt: verified.issuedAt,
                                    expiresAt: verified.expiresAt, family: verified.family, session: session, client: verified.client,
-                                   audiences: verified.audiences)
+                                   audiences: verified.audiences, act: verified.act)
     }
 
     /// The gateway's target (docs/protocol.md, "Data-link gateway"): 401 for a bad token, 404 for

@@ -102,6 +102,7 @@ public final class BrokerEngine: Sendable {
                               revocation: revocationService, live: live, clock: clock),
             PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: roles.sessions, issuer: issuerService, audit: audit),
             ClientCredentialsGrant(sessions: roles.sessions, families: roles.families, refresher: refresher, issuer: issuerService, clock: clock),
+            TokenExchangeGrant(context: context, verifier: verifier, validation: validation, families: roles.families, issuer: issuerService),
             DeviceCodeGrant(devices: roles.devices, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                             clock: clock),
         ]

@@ -28,6 +28,7 @@ extension AccessTokenClaims {
         self.init(iss: iss, sub: sub, aud: aud, exp: exp, nbf: nbf, iat: iat, jti: jti, client_id: clientId, scope: scope,
                   sid: sid, fid: fid, auth_time: authTime, email: claims["email"]?.stringValue,
                   roles: claims["roles"].flatMap(Self.strings))
+        if case .object? = claims["act"] { act = claims["act"] }
     }
 
     private static func audience(_ value: JSONValue?) -> Audience? {

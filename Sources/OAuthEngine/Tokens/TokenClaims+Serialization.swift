@@ -19,6 +19,7 @@ extension AccessTokenClaims {
         object["email"] = email.map { .string($0) }
         object["roles"] = roles.map(JSONValue.strings)
         object["amr"] = amr.map(JSONValue.strings)
+        object["act"] = act
         return Data(JSONValue.serialize(object: object))
     }
 }
@@ -54,6 +55,7 @@ extension TokenResponse {
         object["refresh_token"] = refresh_token.map { .string($0) }
         object["id_token"] = id_token.map { .string($0) }
         object["css"] = css.map { .string($0) }
+        object["issued_token_type"] = issued_token_type.map { .string($0) }
         return JSONValue.serialize(object: object)
     }
 }

@@ -28,6 +28,9 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var roles: [String]?
     /// Authentication methods (RFC 8176): `pwd`, `otp`, `hwk`, `mfa` (docs/mfa.md).
     public var amr: [String]?
+    /// Token exchange with an actor (RFC 8693 §4.1): who acts for `sub` — `{sub, client_id}`,
+    /// nesting the actor token's own `act` (docs/token-exchange.md).
+    public var act: JSONValue?
 }
 
 /// A JWT `aud`: a string for one audience, an array for several (RFC 7519 §4.1.3).
@@ -114,4 +117,6 @@ public struct TokenResponse: Codable, Sendable, Equatable {
     /// One-time app-to-web SSO value for a registered instance that asked for `native`
     /// (docs/protocol.md, "App-to-web SSO").
     public var css: String?
+    /// Token exchange (RFC 8693 §2.2.1): the type of `access_token`.
+    public var issued_token_type: String?
 }

@@ -114,21 +114,24 @@ struct TokenIssuer: Sendable {
     /// Mints an access token (and an ID token when asked) for an existing family. Refreshed ID
     /// tokens carry no nonce: a refresh is not an authentication request (OIDC Core §12.2 errata).
     /// `narrowed` restricts this access token's audiences (a refresh with `resource`).
+    /// `act` (token exchange with an actor) goes into a JWT access token, whatever `tokenFormat`.
     func mint(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
-              includeIDToken: Bool, includeNonce: Bool, narrowed: [String]? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
+              includeIDToken: Bool, includeNonce: Bool, narrowed: [String]? = nil, act: JSONValue? = nil,
+              keys: SigningKeyRing) async throws -> TokenResponse {
         let now = context.clock.now()
         let service = client.service
         let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
         let jti = Secrets.randomToken(bytes: 16)
         let accessToken: String
-        switch service.tokenFormat {
+        switch act == nil ? service.tokenFormat : .jwt {
         case .jwt:
-            let claims = AccessTokenClaims(
+            var claims = AccessTokenClaims(
                 iss: context.issuer, sub: session.subject, aud: Audience(Self.audiences(family: family, client: client, narrowed: narrowed)),
                 exp: expiresAt.epochSeconds, nbf: now.epochSeconds, iat: now.epochSeconds, jti: jti, client_id: family.clientId,
                 scope: family.scope, sid: session.id, fid: family.id, auth_time: session.authTime.epochSeconds,
                 email: Scopes.contains(family.scope, "email") ? session.attributes["email"]?.stringValue : nil,
                 roles: Scopes.contains(family.scope, "roles") ? session.groups ?? [] : nil, amr: session.amrClaim)
+            claims.act = act
             accessToken = try keys.sign(claims.serialized, type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()

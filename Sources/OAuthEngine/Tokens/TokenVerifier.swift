@@ -14,6 +14,8 @@ public struct VerifiedAccessToken: Sendable {
     public let client: ResolvedClient
     /// The token's `aud`: its claim for a JWT, what the family grants for an opaque token.
     public let audiences: [String]
+    /// A JWT's `act` (token exchange with an actor, RFC 8693 §4.1).
+    public var act: JSONValue?
 }
 
 /// Checks the broker's own tokens (docs/protocol.md, "Tokens" and "GET /oauth/validate"):
@@ -41,10 +43,12 @@ struct TokenVerifier: Sendable {
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
         let jti: String, familyId: String, scope: String, issuedAt: Date, expiresAt: Date, sessionId: String?
         var audiences: [String]?
+        var act: JSONValue?
         if token.utf8.contains(UInt8(ascii: ".")) {
             guard let claims = await verifiedClaims(token, keys: state.keys) else { throw invalid }
             (jti, familyId, scope, sessionId) = (claims.jti, claims.fid, claims.scope, claims.sid)
             audiences = claims.aud.values
+            act = claims.act
             issuedAt = Date(timeIntervalSince1970: TimeInterval(claims.iat))
             expiresAt = Date(timeIntervalSince1970: TimeInterval(claims.exp))
         } else {
@@ -57,7 +61,8 @@ struct TokenVerifier: Sendable {
               let client = try await clients.resolve(access.family.clientId, in: state) else { throw invalid }
         return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
                                    family: access.family, session: access.session, client: client,
-                                   audiences: audiences ?? TokenIssuer.audiences(family: access.family, client: client, narrowed: nil))
+                                   audiences: audiences ?? TokenIssuer.audiences(family: access.family, client: client, narrowed: nil),
+                                   act: act)
     }
 
     /// The token's access context when it lets the token through (token, family and session live,

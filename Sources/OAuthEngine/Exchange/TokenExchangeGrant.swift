@@ -1,0 +1,140 @@
+import Foundation
+import IdentityConfig
+import IdentityCore
+import JOSE
+import StoreContracts
+
+/// The token types of RFC 8693 §3 the broker reads and issues.
+enum TokenType {
+    static let accessToken = "urn:ietf:params:oauth:token-type:access_token"
+    static let idToken = "urn:ietf:params:oauth:token-type:id_token"
+    static let saml2 = "urn:ietf:params:oauth:token-type:saml2"
+}
+
+/// `grant_type=urn:ietf:params:oauth:grant-type:token-exchange` (RFC 8693, docs/token-exchange.md),
+/// for clients whose auth service allows it (`tokenExchange`), with their secret:
+///
+/// - **Another API, less scope**: a broker access token of the same environment comes back as one
+///   aimed at an API of `tokenExchange.audiences` (`resource` or `audience`), with at most the
+///   scope it had; an `actor_token` of a client in `tokenExchange.actors` puts `act` in it.
+/// - **The upstream token for a data link's back end**: `audience=<data link>` of
+///   `tokenExchange.dataLinks` answers the user's upstream token, brought up to date first
+///   (``TokenExchangeGrant/upstreamToken``).
+///
+/// Every exchange is audited (`token.exchanged`).
+struct TokenExchangeGrant: TokenGrant {
+    static let grantType = "urn:ietf:params:oauth:grant-type:token-exchange"
+    let context: EngineContext
+    let verifier: TokenVerifier
+    let validation: ValidationEndpoint
+    let families: any TokenFamilyStore
+    let issuer: TokenIssuer
+
+    func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
+               clientAddress: String?) async throws -> TokenResponse {
+        let client = authenticated.client
+        guard let settings = client.service.tokenExchange, client.instance == nil else {
+            throw OAuthError.unauthorizedClient("This client may not exchange tokens (its auth service has no tokenExchange).")
+        }
+        guard authenticated.authenticated else { throw OAuthError.invalidClient("Token exchange requires the client's secret.") }
+        let subjectToken = try parameters.require("subject_token")
+        guard try parameters.require("subject_token_type") == TokenType.accessToken else {
+            throw OAuthError.invalidRequest("subject_token_type must be \(TokenType.accessToken): a broker access token.")
+        }
+        if let audience = parameters["audience"], client.environment.dataLinks.contains(where: { $0.name == audience }) {
+            guard settings.dataLinks.contains(audience) else {
+                throw OAuthError.unauthorizedClient("This client may not receive upstream tokens for the data link '\(audience.prefix(64))'.")
+            }
+            return try await upstreamToken(subjectToken, dataLink: audience, parameters: parameters, client: client)
+        }
+        return try await brokerToken(subjectToken, parameters: parameters, settings: settings, client: authenticated, keys: keys)
+    }
+
+    /// Another API, less scope: a new token family for the requesting client in the subject
+    /// token's session (it ends with that session), no refresh token and no ID token.
+    private func brokerToken(_ subjectToken: String, parameters: OAuthParameters, settings: TokenExchangeSettings,
+                             client authenticated: AuthenticatedClient, keys: SigningKeyRing) async throws -> TokenResponse {
+        let client = authenticated.client
+        if let requested = parameters["requested_token_type"], requested != TokenType.accessToken {
+            throw OAuthError.invalidRequest("requested_token_type must be \(TokenType.accessToken) here.")
+        }
+        let subject = try await verifiedSubject(subjectToken, of: client)
+        let scope = try Self.narrowed(subject.scope, to: parameters["scope"])
+        let wanted = parameters.resources + (parameters["audience"].map { [$0] } ?? [])
+        for target in wanted where !settings.audiences.contains(target) {
+            throw OAuthError(.invalidTarget, "This client may not exchange tokens for \(target.prefix(200)).")
+        }
+        let targets = try client.apiResources.targets(wanted, granted: scope)
+        let act = try await actor(parameters, settings: settings, client: client)
+        let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: subject.session.id, clientId: client.clientId,
+                                 scope: scope, nonce: nil, createdAt: context.clock.now(), refreshHash: nil, refreshExpiresAt: nil,
+                                 clientAuthenticated: true, resources: targets)
+        try await families.insertFamily(family)
+        var response = try await issuer.mint(session: subject.session, family: family, client: client, refreshToken: nil,
+                                             includeIDToken: false, includeNonce: false, act: act, keys: keys)
+        response.issued_token_type = TokenType.accessToken
+        context.audit.record(AuditEvent(.tokenExchanged, [
+            "client": client.clientId, "subject_client": subject.client.clientId, "subject": subject.session.subject,
+            "session": subject.session.id, "kind": "access_token", "audience": targets?.joined(separator: " "),
+            "actor": act.flatMap { if case .object(let members) = $0 { members["client_id"]?.stringValue } else { nil } },
+        ]))
+        return response
+    }
+
+    /// The subject token, a live broker access token of the requesting client's environment
+    /// (its upstream sign-in brought up to date). Anything else is `invalid_request` (RFC 8693 §2.2.2).
+    func verifiedSubject(_ token: String, of client: ResolvedClient) async throws -> VerifiedAccessToken {
+        let subject: VerifiedAccessToken
+        do {
+            subject = try await validation.verifyAndRefreshSession(token)
+        } catch let error as OAuthError where error.code == .invalidToken {
+            throw OAuthError.invalidRequest("The subject_token is not a valid access token.")
+        }
+        guard subject.client.appKey == client.appKey else {
+            throw OAuthError.invalidRequest("The subject_token belongs to another environment.")
+        }
+        return subject
+    }
+
+    /// The scope of the new token: what was asked for, all of it within what the subject token
+    /// had (`invalid_scope` otherwise); without `scope`, the subject token's, less `offline_access`.
+    static func narrowed(_ had: String, to requested: String?) throws -> String {
+        guard let requested else {
+            return had.split(separator: " ").filter { $0 != "offline_access" }.joined(separator: " ")
+        }
+        var kept: [String] = []
+        for value in requested.split(separator: " ").map(String.init) where !kept.contains(value) {
+            guard Scopes.contains(had, value), value != "offline_access" else {
+                throw OAuthError.invalidScope("The scope \(value.prefix(64)) is more than the subject_token has.")
+            }
+            kept.append(value)
+        }
+        guard !kept.isEmpty else { throw OAuthError.invalidScope("scope is empty.") }
+        return kept.joined(separator: " ")
+    }
+
+    /// `act` of the new token: the actor token's user and client, nesting its own `act`; nil
+    /// without `actor_token`. The actor's client must be one of `tokenExchange.actors`.
+    private func actor(_ parameters: OAuthParameters, settings: TokenExchangeSettings, client: ResolvedClient) async throws -> JSONValue? {
+        guard let token = parameters["actor_token"] else {
+            if parameters["actor_token_type"] != nil { throw OAuthError.invalidRequest("actor_token_type without actor_token.") }
+            return nil
+        }
+        guard parameters["actor_token_type"] == TokenType.accessToken else {
+            throw OAuthError.invalidRequest("actor_token_type must be \(TokenType.accessToken).")
+        }
+        let actor: VerifiedAccessToken
+        do {
+            actor = try await verifier.verifyAccessToken(token)
+        } catch {
+            throw OAuthError.invalidRequest("The actor_token is not a valid access token.")
+        }
+        let allowed = settings.actors.compactMap { context.state.directory.resolve($0) }
+        guard actor.client.appKey == client.appKey, allowed.contains(where: { $0.isSameClient(as: actor.client) }) else {
+            throw OAuthError.invalidRequest("The actor_token's client may not act here (tokenExchange.actors).")
+        }
+        var members: [String: JSONValue] = ["sub": .string(actor.session.subject), "client_id": .string(actor.family.clientId)]
+        members["act"] = actor.act
+        return .object(members)
+    }
+}
