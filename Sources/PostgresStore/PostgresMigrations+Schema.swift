@@ -164,8 +164,8 @@ extension PostgresMigrations {
             """
             CREATE TABLE device_authorizations (
                 device_code_hash TEXT PRIMARY KEY, user_code_hash TEXT NOT NULL UNIQUE,
-                client_id TEXT NOT NULL, scope TEXT NOT NULL, resources TEXT, state TEXT NOT NULL,
-                session_id TEXT, subject TEXT, poll_interval INTEGER NOT NULL, polled_at DOUBLE PRECISION,
+                client_id TEXT NOT NULL, client_authenticated BOOLEAN NOT NULL, scope TEXT NOT NULL, resources TEXT,
+                state TEXT NOT NULL, session_id TEXT, subject TEXT, poll_interval INTEGER NOT NULL, polled_at DOUBLE PRECISION,
                 created_at DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL)
             """,
             "CREATE INDEX device_authorizations_expiry ON device_authorizations (expires_at)",

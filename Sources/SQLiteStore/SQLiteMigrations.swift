@@ -173,8 +173,8 @@ extension SQLiteStore {
             try db.execute(sql: """
                 CREATE TABLE device_authorizations (
                     device_code_hash TEXT PRIMARY KEY NOT NULL, user_code_hash TEXT NOT NULL UNIQUE,
-                    client_id TEXT NOT NULL, scope TEXT NOT NULL, resources TEXT, state TEXT NOT NULL,
-                    session_id TEXT, subject TEXT, poll_interval INTEGER NOT NULL, polled_at REAL,
+                    client_id TEXT NOT NULL, client_authenticated INTEGER NOT NULL, scope TEXT NOT NULL, resources TEXT,
+                    state TEXT NOT NULL, session_id TEXT, subject TEXT, poll_interval INTEGER NOT NULL, polled_at REAL,
                     created_at REAL NOT NULL, expires_at REAL NOT NULL);
                 CREATE INDEX device_authorizations_expiry ON device_authorizations(expires_at);
                 """)

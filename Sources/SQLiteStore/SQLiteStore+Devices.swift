@@ -6,10 +6,10 @@ extension SQLiteStore: DeviceAuthorizationStore {
     public func insertDeviceAuthorization(_ device: DeviceAuthorization) async throws -> Bool {
         try await write { db in
             try db.cachedStatement(sql: """
-                INSERT INTO device_authorizations (device_code_hash, user_code_hash, client_id, scope, resources, state,
-                    session_id, subject, poll_interval, polled_at, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
-                """).execute(arguments: [device.deviceCodeHash, device.userCodeHash, device.clientId, device.scope,
+                INSERT INTO device_authorizations (device_code_hash, user_code_hash, client_id, client_authenticated, scope, resources,
+                    state, session_id, subject, poll_interval, polled_at, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """).execute(arguments: [device.deviceCodeHash, device.userCodeHash, device.clientId, device.clientAuthenticated, device.scope,
                                  TokenFamily.encode(device.resources), device.state.rawValue, device.sessionId, device.subject,
                                  device.interval, device.polledAt?.sql, device.createdAt.sql, device.expiresAt.sql])
             return db.changesCount == 1
@@ -30,7 +30,7 @@ extension SQLiteStore: DeviceAuthorizationStore {
                              arguments: [value]).map { row in
                 DeviceAuthorization(
                     deviceCodeHash: row["device_code_hash"], userCodeHash: row["user_code_hash"], clientId: row["client_id"],
-                    scope: row["scope"], resources: TokenFamily.decode(row["resources"]),
+                    clientAuthenticated: row["client_authenticated"], scope: row["scope"], resources: TokenFamily.decode(row["resources"]),
                     state: DeviceAuthorization.State(rawValue: row["state"]) ?? .denied, sessionId: row["session_id"],
                     subject: row["subject"], interval: row["poll_interval"],
                     polledAt: (row["polled_at"] as Double?).map(Date.init(timeIntervalSince1970:)),

@@ -19,6 +19,8 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var deviceCodeHash: String
     public var userCodeHash: String
     public var clientId: String
+    /// The client proved its secret when it asked: its polls must too.
+    public var clientAuthenticated: Bool
     public var scope: String
     /// RFC 8707 targets the device asked for (nil: none).
     public var resources: [String]?
@@ -33,12 +35,14 @@ public struct DeviceAuthorization: Sendable, Equatable {
     public var createdAt: Date
     public var expiresAt: Date
 
-    public init(deviceCodeHash: String, userCodeHash: String, clientId: String, scope: String, resources: [String]? = nil,
+    public init(deviceCodeHash: String, userCodeHash: String, clientId: String, clientAuthenticated: Bool = false, scope: String,
+                resources: [String]? = nil,
                 state: State = .pending, sessionId: String? = nil, subject: String? = nil, interval: Int, polledAt: Date? = nil,
                 createdAt: Date, expiresAt: Date) {
         self.deviceCodeHash = deviceCodeHash
         self.userCodeHash = userCodeHash
         self.clientId = clientId
+        self.clientAuthenticated = clientAuthenticated
         self.scope = scope
         self.resources = resources
         self.state = state

@@ -70,7 +70,7 @@ public enum StoreFixtures {
     }
 
     public static func device(_ hash: String, userCode: String, expiresIn: TimeInterval = 600) -> DeviceAuthorization {
-        DeviceAuthorization(deviceCodeHash: hash, userCodeHash: userCode, clientId: "kid", scope: "openid profile",
+        DeviceAuthorization(deviceCodeHash: hash, userCodeHash: userCode, clientId: "kid", clientAuthenticated: true, scope: "openid profile",
                             resources: ["https://api.example.com"], interval: 5, createdAt: now,
                             expiresAt: now.addingTimeInterval(expiresIn))
     }

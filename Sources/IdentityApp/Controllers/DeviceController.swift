@@ -58,7 +58,9 @@ struct DeviceController {
         let pages = services.pages
         var response: Response
         switch result.outcome {
-        case .codeForm(let form, let status): response = pages.deviceCodeForm(form, status: .init(code: status))
+        case .codeForm(let form, let status):
+            response = pages.deviceCodeForm(form, status: .init(code: status))
+            if let seconds = form.retryAfter { response.headers[.retryAfter] = String(seconds) }
         case .confirm(let confirmation): response = pages.deviceConfirmation(confirmation)
         case .signIn(let outcome): response = AuthorizeController(services: services).render(outcome)
         case .finished(let finished, let status): response = pages.deviceFinished(finished, status: .init(code: status))

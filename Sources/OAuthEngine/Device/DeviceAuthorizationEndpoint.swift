@@ -54,7 +54,7 @@ public struct DeviceAuthorizationEndpoint: Sendable {
             let userCode = UserCode.make()
             let record = DeviceAuthorization(
                 deviceCodeHash: Secrets.hash(deviceCode), userCodeHash: UserCode.hash(userCode), clientId: client.clientId,
-                scope: scope, resources: resources, interval: settings.interval, createdAt: now,
+                clientAuthenticated: authenticated.authenticated, scope: scope, resources: resources, interval: settings.interval, createdAt: now,
                 expiresAt: now.addingTimeInterval(TimeInterval(settings.lifetime)))
             guard try await devices.insertDeviceAuthorization(record) else { continue }
             let page = Self.verificationURI(issuer: context.issuer)

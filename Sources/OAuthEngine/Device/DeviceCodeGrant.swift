@@ -27,6 +27,9 @@ struct DeviceCodeGrant: TokenGrant {
         guard let deviceClient = try await clients.resolve(device.clientId), deviceClient.isSameClient(as: authenticated.client) else {
             throw OAuthError.invalidGrant("The device code was issued to another client.")
         }
+        guard authenticated.authenticated || !device.clientAuthenticated else {
+            throw OAuthError.invalidClient("This device code was asked for with the client's secret: poll with it too.")
+        }
         let now = clock.now()
         guard now < device.expiresAt else { throw OAuthError(.expiredToken, "The device code has expired; start again on the device.") }
         switch device.state {
@@ -37,11 +40,14 @@ struct DeviceCodeGrant: TokenGrant {
         case .redeemed:
             throw OAuthError.invalidGrant("The device code was already used.")
         case .approved:
-            guard try await devices.redeemDeviceAuthorization(deviceCodeHash: hash, at: now) else {
-                throw OAuthError.invalidGrant("The device code was already used.")
-            }
+            break
         }
+        // The session is checked (and its upstream sign-in brought up to date) before the approval
+        // is spent: an identity source that is down for a moment leaves it for the next poll.
         let session = try await liveSession(device.sessionId, client: authenticated.client, now: now)
+        guard try await devices.redeemDeviceAuthorization(deviceCodeHash: hash, at: now) else {
+            throw OAuthError.invalidGrant("The device code was already used.")
+        }
         return try await issuer.issueNewFamily(session: session, client: authenticated, scope: device.scope, nonce: nil,
                                                familyId: Secrets.randomToken(bytes: 24), resources: device.resources, keys: keys)
     }

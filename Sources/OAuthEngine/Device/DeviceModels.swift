@@ -11,6 +11,8 @@ public struct DeviceCodeForm: Sendable, Equatable {
     /// What was typed (or came in `verification_uri_complete`), shown again after a mistake.
     public var userCode: String
     public var error: String?
+    /// Seconds to wait after too many codes were tried (`Retry-After` of the 429).
+    public var retryAfter: Int?
 }
 
 /// "Sign in on this device?": names the app and the code so the person can compare it with the
@@ -82,16 +84,21 @@ struct DeviceFlow: Codable {
 }
 
 extension Scopes {
-    /// What a scope lets the app do, in words for the person deciding; API scopes by name.
-    static func inWords(_ scope: String) -> [String] {
-        scope.split(separator: " ").compactMap { token -> String? in
+    /// What a device gets, in words for the person deciding: what its scope shows of the user,
+    /// API scopes by name, and — when the auth service issues refresh tokens — that it stays
+    /// signed in.
+    static func inWords(_ scope: String, staysSignedIn: Bool) -> [String] {
+        var words = scope.split(separator: " ").compactMap { token -> String? in
             switch token {
-            case "openid": nil
+            case "openid", "offline_access", "native": nil
             case "profile": "Your name and profile"
             case "email": "Your email address"
-            case "offline_access": "Stay signed in until you remove the device"
+            case "groups", "roles": "Your groups and roles"
             default: "Access to \(token)"
             }
         }
+        words = words.enumerated().filter { words.firstIndex(of: $0.element) == $0.offset }.map(\.element)
+        if staysSignedIn { words.append("Stay signed in until you remove it on your account page") }
+        return words
     }
 }

@@ -66,17 +66,21 @@ extension DeviceVerification {
             return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message: String(description.prefix(300)),
                                                          signedIn: false, stylesheet: stylesheet, again: codePage), status: 400))
         }
+        guard let client, let device = try await devices.deviceAuthorization(deviceCodeHash: flow.deviceCodeHash),
+              device.state == .pending, now < device.expiresAt else {
+            return DeviceResult(.finished(notUsable, status: 400))
+        }
         let session = try await own.redeem(parameters["code"], redirectURI: Self.callbackURI(issuer: context.issuer),
                                            verifier: flow.verifier, clientId: flow.clientId, purpose: "device",
                                            refused: .invalidRequest("The sign-in could not be completed. Type the code from your device again."))
-        guard let client,
-              try await devices.settleDeviceAuthorization(deviceCodeHash: flow.deviceCodeHash,
+        // The browser keeps the sign-in either way: a code settled meanwhile leaves no session behind unused.
+        let cookie = await sso.remember(session, client: client, ssoToken: browser.ssoToken)
+        guard try await devices.settleDeviceAuthorization(deviceCodeHash: flow.deviceCodeHash,
                                                           .approved(sessionId: session.id, subject: session.subject), at: now) else {
-            return DeviceResult(.finished(notUsable, status: 400))
+            return DeviceResult(.finished(notUsable, status: 400), sso: cookie)
         }
         context.audit.record(AuditEvent(.deviceApproved, ["client": client.clientId, "session": session.id, "subject": session.subject,
                                                           "address": browser.clientAddress]))
-        let cookie = await sso.remember(session, client: client, ssoToken: browser.ssoToken)
         let app = client.environment.name ?? client.appKey
         return DeviceResult(.finished(DeviceFinished(heading: "Device signed in", message: "You are signed in to \(app) on your device "
             + "as \(session.userId). You can close this page and return to the device.", signedIn: true, stylesheet: stylesheet, again: nil),

@@ -80,13 +80,15 @@ public struct DeviceVerification: Sendable {
             }
             let confirmation = DeviceConfirmation(
                 appName: client.environment.name ?? client.appKey, serviceName: client.service.name ?? client.service.id,
-                userCode: UserCode.display(code), access: Scopes.inWords(device.scope),
+                userCode: UserCode.display(code), access: Scopes.inWords(device.scope, staysSignedIn: client.service.refresh),
                 action: "\(context.issuer)/oauth/device/confirm",
                 csrfToken: Self.confirmToken(userCodeHash: device.userCodeHash, binding: binding), stylesheet: client.stylesheet)
             return DeviceResult(.confirm(confirmation), binding: binding)
         } catch let error as OAuthError where error.status == 429 {
-            return DeviceResult(.codeForm(form(binding: binding, typed: typed, error: "Too many codes were tried from your network. "
-                + "Wait a minute, then type the code again."), status: 429), binding: binding)
+            var refused = form(binding: binding, typed: typed, error: "Too many codes were tried from your network. "
+                + "Wait a minute, then type the code again.")
+            refused.retryAfter = error.retryAfter
+            return DeviceResult(.codeForm(refused, status: 429), binding: binding)
         } catch {
             return DeviceResult(.errorPage(.wrapping(error, "device code lookup")), binding: binding)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityConfig
 import IdentityCore
 import StoreContracts
 
@@ -40,13 +41,11 @@ public struct DiscoveryEndpoint: Sendable {
             "introspection_endpoint": .string("\(issuer)/oauth/introspect"),
             "revocation_endpoint": .string("\(issuer)/oauth/revoke"),
             "end_session_endpoint": .string("\(issuer)/oauth/logout"),
-            // RFC 8628: auth services that allow it (`deviceGrant`); others answer `unauthorized_client`.
-            "device_authorization_endpoint": .string("\(issuer)/oauth/device_authorization"),
             "introspection_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post"]),
             "revocation_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "response_types_supported": list(["code"]),
             "response_modes_supported": list(ResponseMode.allCases.map(\.rawValue)),
-            "grant_types_supported": list(grantTypes),
+            "grant_types_supported": list(Self.offered(grantTypes, state)),
             "subject_types_supported": list(["public"]),
             "id_token_signing_alg_values_supported": list([algorithm]),
             "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
@@ -64,10 +63,32 @@ public struct DiscoveryEndpoint: Sendable {
             // RFC 9207: every answer to the redirect URI names the issuer (`iss`).
             "authorization_response_iss_parameter_supported": .bool(true),
         ]
+        // RFC 8628: named once an auth service allows it (`deviceGrant`), as its grant type is.
+        if Self.services(state).contains(where: { $0.deviceGrant != nil }) {
+            document["device_authorization_endpoint"] = .string("\(issuer)/oauth/device_authorization")
+        }
         if state.config.environments.contains(where: { $0.registration != nil }) {
             document["registration_endpoint"] = .string("\(issuer)/oauth/register")
         }
         return document
+    }
+
+    /// Every auth service of the configuration.
+    static func services(_ state: EngineState) -> [AuthService] {
+        state.config.environments.flatMap(\.authServices) + state.config.organizations.flatMap(\.authServices)
+    }
+
+    /// The grant types some auth service can use: the device and token-exchange grants only where
+    /// one allows them (`deviceGrant`, `tokenExchange`).
+    static func offered(_ grantTypes: [String], _ state: EngineState) -> [String] {
+        let services = services(state)
+        return grantTypes.filter { type in
+            switch type {
+            case DeviceCodeGrant.grantType: services.contains { $0.deviceGrant != nil }
+            case TokenExchangeGrant.grantType: services.contains { $0.tokenExchange != nil }
+            default: true
+            }
+        }
     }
 
     /// Every API scope declared anywhere, each once, in configuration order.
@@ -79,7 +100,7 @@ public struct DiscoveryEndpoint: Sendable {
 
     /// True only when no auth service takes an authorization request that was not pushed.
     static func everyServiceRequiresPar(_ state: EngineState) -> Bool {
-        let services = state.config.environments.flatMap(\.authServices) + state.config.organizations.flatMap(\.authServices)
+        let services = services(state)
         return !services.isEmpty && services.allSatisfy(\.requirePar)
     }
 }

@@ -107,5 +107,19 @@ struct DeviceHTTPTests {
             #expect(discovery["device_authorization_endpoint"] as? String == "http://127.0.0.1:8080/oauth/device_authorization")
             #expect((discovery["grant_types_supported"] as? [String])?.contains(Self.grantType) == true)
         }
+        // Guessing codes over a real connection: the 11th in a minute is the form again with 429 and Retry-After.
+        try await broker.withClient(network: true) { client in
+            var statuses: [Int] = []
+            for _ in 0..<11 { statuses.append(Int(try await client.get("/oauth/device?user_code=BCDFGHJK").status.code)) }
+            #expect(statuses == Array(repeating: 400, count: 10) + [429])
+            let limited = try await client.get("/oauth/device?user_code=BCDFGHJK")
+            #expect(limited.headers[.retryAfter] == "6" && limited.text.contains("Too many codes"))
+        }
+        // Where no auth service allows it, discovery names neither the endpoint nor the grant.
+        try await TestBroker.make().withClient { client in
+            let discovery = try await client.get("/.well-known/openid-configuration").json
+            #expect(discovery["device_authorization_endpoint"] == nil)
+            #expect((discovery["grant_types_supported"] as? [String])?.contains(Self.grantType) == false)
+        }
     }
 }

@@ -47,6 +47,12 @@ struct DeviceCodeGrantTests {
         #expect(await EngineFixture.errorCode {
             try await fixture.startDevice(basic: BasicCredentials(user: EngineFixture.appKey, password: "wrong-secret"))
         } == "invalid_client")
+        // Asked for with the secret: polled with it, or invalid_client; asked for without, polled either way.
+        let confidential = try await fixture.startDevice()
+        #expect(await EngineFixture.errorCode { try await fixture.poll(confidential.deviceCode, basic: nil) } == "invalid_client")
+        #expect(await EngineFixture.errorCode { try await fixture.poll(confidential.deviceCode) } == "authorization_pending")
+        let public_ = try await fixture.startDevice(basic: nil)
+        #expect(await EngineFixture.errorCode { try await fixture.poll(public_.deviceCode, basic: nil) } == "authorization_pending")
     }
 
     @Test("a public client names itself; its device code is worth nothing to another client or as garbage")

@@ -21,7 +21,7 @@ struct DeviceVerificationTests {
         let confirmation = try await fixture.deviceConfirmation(typed, browser: &browser)
         #expect(confirmation.appName == "Living Room TV" && confirmation.serviceName == "Test tv")
         #expect(confirmation.userCode == started.userCode)
-        #expect(confirmation.access == ["Your name and profile", "Stay signed in until you remove the device"])
+        #expect(confirmation.access == ["Your name and profile", "Stay signed in until you remove it on your account page"])
     }
 
     @Test("the form: a malformed or unknown code says so and keeps what was typed; a form without its token is refused")
