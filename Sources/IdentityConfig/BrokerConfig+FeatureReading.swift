@@ -28,14 +28,15 @@ extension BrokerConfigReader {
         return enabled ? DeviceGrantSettings(lifetime: lifetime, interval: interval) : nil
     }
 
-    /// `tokenExchange: { audiences, actors, dataLinks }` (docs/token-exchange.md).
+    /// `tokenExchange: { audiences, actors, dataLinks, upstreamTokens, upstreamAudiences }` (docs/token-exchange.md).
     func readTokenExchange(_ reader: ConfigReader) -> TokenExchangeSettings {
         let audiences = reader.strings("audiences") ?? []
         for audience in audiences where URL(string: audience)?.scheme == nil {
             reader.problem("audiences", "'\(audience)' is not an absolute URI (an apiResources audience)")
         }
         return TokenExchangeSettings(audiences: audiences, actors: reader.strings("actors") ?? [],
-                                     dataLinks: reader.strings("dataLinks") ?? [])
+                                     dataLinks: reader.strings("dataLinks") ?? [], upstreamTokens: reader.bool("upstreamTokens") ?? false,
+                                     upstreamAudiences: reader.strings("upstreamAudiences") ?? [])
     }
 
     /// `mfa: { mode, methods, issuerName }` (docs/mfa.md).

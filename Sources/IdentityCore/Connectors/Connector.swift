@@ -113,6 +113,16 @@ public protocol RefreshingConnector: Connector {
     func refresh(userId: String, upstream: UpstreamToken) async throws -> RefreshOutcome
 }
 
+/// A connector that takes a token its identity source issued to an app directly (token exchange,
+/// RFC 8693; docs/token-exchange.md): the user it names, as a sign-in would.
+public protocol TokenExchangingConnector: Connector {
+    /// The user `token` names, with the upstream token to keep (an access token; nothing for an
+    /// ID token); nil when the source does not accept the token. Outages are thrown
+    /// (``ConnectorFailure``).
+    /// - Parameter audiences: the `aud` an ID token may name; empty: the connector's own client id.
+    func identity(exchanging token: String, isIDToken: Bool, audiences: [String]) async throws -> ConnectorIdentity?
+}
+
 /// The identity source failed in a way that is not the user's fault.
 public struct ConnectorFailure: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable {

@@ -102,7 +102,8 @@ public final class BrokerEngine: Sendable {
                               revocation: revocationService, live: live, clock: clock),
             PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: roles.sessions, issuer: issuerService, audit: audit),
             ClientCredentialsGrant(sessions: roles.sessions, families: roles.families, refresher: refresher, issuer: issuerService, clock: clock),
-            TokenExchangeGrant(context: context, verifier: verifier, validation: validation, families: roles.families, issuer: issuerService),
+            TokenExchangeGrant(context: context, verifier: verifier, validation: validation, families: roles.families, sessions: roles.sessions,
+                               issuer: issuerService, secondFactors: secondFactors, rateLimiter: rateLimiter),
             DeviceCodeGrant(devices: roles.devices, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                             clock: clock),
         ]

@@ -20,6 +20,8 @@ enum TokenType {
 /// - **The upstream token for a data link's back end**: `audience=<data link>` of
 ///   `tokenExchange.dataLinks` answers the user's upstream token, brought up to date first
 ///   (``TokenExchangeGrant/upstreamToken``).
+/// - **The identity source's own token in, the broker's out** (`tokenExchange.upstreamTokens`):
+///   ``TokenExchangeGrant/fromUpstream``.
 ///
 /// Every exchange is audited (`token.exchanged`).
 struct TokenExchangeGrant: TokenGrant {
@@ -28,7 +30,10 @@ struct TokenExchangeGrant: TokenGrant {
     let verifier: TokenVerifier
     let validation: ValidationEndpoint
     let families: any TokenFamilyStore
+    let sessions: any SessionStore
     let issuer: TokenIssuer
+    let secondFactors: SecondFactors
+    let rateLimiter: RateLimiter
 
     func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
                clientAddress: String?) async throws -> TokenResponse {
@@ -36,11 +41,20 @@ struct TokenExchangeGrant: TokenGrant {
         guard let settings = client.service.tokenExchange, client.instance == nil else {
             throw OAuthError.unauthorizedClient("This client may not exchange tokens (its auth service has no tokenExchange).")
         }
-        guard authenticated.authenticated else { throw OAuthError.invalidClient("Token exchange requires the client's secret.") }
         let subjectToken = try parameters.require("subject_token")
-        guard try parameters.require("subject_token_type") == TokenType.accessToken else {
-            throw OAuthError.invalidRequest("subject_token_type must be \(TokenType.accessToken): a broker access token.")
+        switch try parameters.require("subject_token_type") {
+        case TokenType.idToken:
+            return try await fromUpstream(subjectToken, isIDToken: true, parameters: parameters, client: authenticated, keys: keys,
+                                          clientAddress: clientAddress)
+        case TokenType.accessToken:
+            if settings.upstreamTokens, (try? await verifier.verifyAccessToken(subjectToken)) == nil {
+                return try await fromUpstream(subjectToken, isIDToken: false, parameters: parameters, client: authenticated, keys: keys,
+                                              clientAddress: clientAddress)
+            }
+        default:
+            throw OAuthError.invalidRequest("subject_token_type must be \(TokenType.accessToken) or \(TokenType.idToken).")
         }
+        guard authenticated.authenticated else { throw OAuthError.invalidClient("Exchanging a broker token requires the client's secret.") }
         if let audience = parameters["audience"], client.environment.dataLinks.contains(where: { $0.name == audience }) {
             guard settings.dataLinks.contains(audience) else {
                 throw OAuthError.unauthorizedClient("This client may not receive upstream tokens for the data link '\(audience.prefix(64))'.")
