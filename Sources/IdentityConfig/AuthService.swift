@@ -28,6 +28,9 @@ public struct AuthService: Sendable {
     public var deviceGrant: DeviceGrantSettings?
     /// Token exchange (RFC 8693, docs/token-exchange.md) for this service's clients; nil: refused.
     public var tokenExchange: TokenExchangeSettings?
+    /// Native SSO across the environment's apps on one device (OpenID Connect Native SSO for
+    /// Mobile Apps 1.0, docs/native-sso.md): the `device_sso` scope and the device secret exchange.
+    public var nativeSSO = false
     /// The API scopes (of `apiResources`) this service's clients may ask for; nil: every declared one.
     public var allowedScopes: [String]?
     /// Authorization requests must be pushed first (`POST /oauth/par`, RFC 9126).

@@ -132,6 +132,7 @@ package struct BrokerConfigReader {
         let qrLogin = reader.section("qrLogin") { readQRLogin($0) } ?? nil
         let deviceGrant = reader.section("deviceGrant") { readDeviceGrant($0) } ?? nil
         let tokenExchange = reader.section("tokenExchange") { readTokenExchange($0) }
+        let nativeSSO = reader.bool("nativeSSO") ?? false
         let allowedScopes = reader.strings("allowedScopes")
         let requirePar = reader.bool("requirePar") ?? false
         let mfa = reader.section("mfa") { readMFA($0) } ?? .off
@@ -154,6 +155,7 @@ package struct BrokerConfigReader {
         service.webOrigins = webOrigins
         service.deviceGrant = deviceGrant
         service.tokenExchange = tokenExchange
+        service.nativeSSO = nativeSSO
         return service
     }
 

@@ -50,7 +50,8 @@ public struct DiscoveryEndpoint: Sendable {
             "id_token_signing_alg_values_supported": list([algorithm]),
             "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
             "code_challenge_methods_supported": list(["S256"]),
-            "scopes_supported": list(Scopes.supported + Self.declaredScopes(state)),
+            "scopes_supported": list(Scopes.supported + (Self.services(state).contains(where: \.nativeSSO) ? [NativeSSO.scope] : [])
+                + Self.declaredScopes(state)),
             "claims_supported": list(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "acr",
                                       "email", "email_verified", "name", "preferred_username", "groups"]),
             "acr_values_supported": list([AuthenticationContext.password, AuthenticationContext.secondFactor]),

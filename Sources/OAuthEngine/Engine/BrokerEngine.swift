@@ -103,7 +103,7 @@ public final class BrokerEngine: Sendable {
             PasswordGrant(checker: checker, secondFactors: secondFactors, sessions: roles.sessions, issuer: issuerService, audit: audit),
             ClientCredentialsGrant(sessions: roles.sessions, families: roles.families, refresher: refresher, issuer: issuerService, clock: clock),
             TokenExchangeGrant(context: context, verifier: verifier, validation: validation, families: roles.families, sessions: roles.sessions,
-                               issuer: issuerService, secondFactors: secondFactors, rateLimiter: rateLimiter),
+                               issuer: issuerService, secondFactors: secondFactors, rateLimiter: rateLimiter, refresher: refresher),
             DeviceCodeGrant(devices: roles.devices, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
                             clock: clock),
         ]

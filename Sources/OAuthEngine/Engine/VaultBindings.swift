@@ -40,6 +40,9 @@ public enum VaultBindings {
     /// the PKCE verifier, state and device code hash nobody else sees.
     static func deviceFlow() -> Vault.Binding { .init(purpose: "device-flow", owner: "") }
 
+    /// A native-SSO device secret (docs/native-sso.md): the session and environment it stands for.
+    static func deviceSecret() -> Vault.Binding { .init(purpose: "device-secret", owner: "") }
+
     /// An authenticator-app key being set up from the account page (a hidden form field), bound
     /// to the session showing the page.
     static func accountSetup(sessionId: String) -> Vault.Binding { .init(purpose: "account-totp", owner: sessionId) }

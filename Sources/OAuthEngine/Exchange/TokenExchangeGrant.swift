@@ -34,10 +34,18 @@ struct TokenExchangeGrant: TokenGrant {
     let issuer: TokenIssuer
     let secondFactors: SecondFactors
     let rateLimiter: RateLimiter
+    let refresher: UpstreamRefresher
 
     func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
                clientAddress: String?) async throws -> TokenResponse {
         let client = authenticated.client
+        if parameters["actor_token_type"] == NativeSSO.deviceSecretType {
+            guard parameters["subject_token_type"] == TokenType.idToken else {
+                throw OAuthError.invalidRequest("A device secret goes with an ID token (subject_token_type \(TokenType.idToken)).")
+            }
+            return try await nativeSSO(try parameters.require("subject_token"), deviceSecret: try parameters.require("actor_token"),
+                                       parameters: parameters, client: authenticated, keys: keys)
+        }
         guard let settings = client.service.tokenExchange, client.instance == nil else {
             throw OAuthError.unauthorizedClient("This client may not exchange tokens (its auth service has no tokenExchange).")
         }

@@ -25,9 +25,10 @@ public enum Scopes {
         scope.split(separator: " ").contains { $0 == value }
     }
 
-    /// Scopes a client may ask for beyond `supported`: its auth service's QR-login scope and the
-    /// API scopes it is allowed.
+    /// Scopes a client may ask for beyond `supported`: its auth service's QR-login scope,
+    /// `device_sso` with `nativeSSO`, and the API scopes it is allowed.
     public static func extra(for client: ResolvedClient) -> [String] {
-        (client.service.qrLogin.map { [$0.scope] } ?? []) + client.apiResources.scopes
+        (client.service.qrLogin.map { [$0.scope] } ?? []) + (client.service.nativeSSO ? [NativeSSO.scope] : [])
+            + client.apiResources.scopes
     }
 }

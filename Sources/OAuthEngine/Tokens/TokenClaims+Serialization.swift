@@ -41,6 +41,7 @@ extension IDTokenClaims {
         object["groups"] = groups.map(JSONValue.strings)
         object["acr"] = acr.map { .string($0) }
         object["amr"] = amr.map(JSONValue.strings)
+        object["ds_hash"] = ds_hash.map { .string($0) }
         return Data(JSONValue.serialize(object: object))
     }
 }
@@ -56,6 +57,7 @@ extension TokenResponse {
         object["id_token"] = id_token.map { .string($0) }
         object["css"] = css.map { .string($0) }
         object["issued_token_type"] = issued_token_type.map { .string($0) }
+        object["device_secret"] = device_secret.map { .string($0) }
         return JSONValue.serialize(object: object)
     }
 }

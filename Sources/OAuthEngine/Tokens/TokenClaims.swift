@@ -77,6 +77,8 @@ public struct IDTokenClaims: Codable, Sendable, Equatable {
     public var acr: String?
     /// Authentication methods (RFC 8176): `pwd`, `otp`, `hwk`, `mfa` (docs/mfa.md).
     public var amr: [String]?
+    /// Native SSO: the hash of the device secret issued with this ID token (docs/native-sso.md).
+    public var ds_hash: String?
 
     public init(iss: String, sub: String, aud: String, exp: Int64, iat: Int64, auth_time: Int64, nonce: String? = nil,
                 at_hash: String? = nil, sid: String? = nil) {
@@ -119,4 +121,6 @@ public struct TokenResponse: Codable, Sendable, Equatable {
     public var css: String?
     /// Token exchange (RFC 8693 §2.2.1): the type of `access_token`.
     public var issued_token_type: String?
+    /// Native SSO: the device secret another app of the environment exchanges with the ID token.
+    public var device_secret: String?
 }

@@ -92,9 +92,16 @@ struct TokenIssuer: Sendable {
 
     /// The first tokens of a family that is stored: its access token, its refresh token, and an
     /// ID token (with the request's nonce) when `openid` was granted.
+    /// With `device_sso` granted (and `openid`), a device secret for the session comes along,
+    /// its hash in the ID token (docs/native-sso.md).
     func mintFirst(_ first: FirstTokens, session: LoginSession, client: ResolvedClient, keys: SigningKeyRing) async throws -> TokenResponse {
-        try await mint(session: session, family: first.family, client: client, refreshToken: first.refreshToken,
-                       includeIDToken: Scopes.contains(first.family.scope, "openid"), includeNonce: true, keys: keys)
+        let openID = Scopes.contains(first.family.scope, "openid")
+        let deviceSecret = openID && client.service.nativeSSO && Scopes.contains(first.family.scope, NativeSSO.scope)
+            ? try NativeSSO.secret(for: session, vault: context.vault) : nil
+        var response = try await mint(session: session, family: first.family, client: client, refreshToken: first.refreshToken,
+                                      includeIDToken: openID, includeNonce: true, deviceSecret: deviceSecret, keys: keys)
+        response.device_secret = deviceSecret
+        return response
     }
 
     /// A new refresh token lives `refreshTtl`, never past its session's absolute end.
@@ -117,7 +124,7 @@ struct TokenIssuer: Sendable {
     /// `act` (token exchange with an actor) goes into a JWT access token, whatever `tokenFormat`.
     func mint(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
               includeIDToken: Bool, includeNonce: Bool, narrowed: [String]? = nil, act: JSONValue? = nil,
-              keys: SigningKeyRing) async throws -> TokenResponse {
+              deviceSecret: String? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
         let now = context.clock.now()
         let service = client.service
         let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
@@ -148,6 +155,7 @@ struct TokenIssuer: Sendable {
             claims.addUserClaims(of: session, scope: family.scope, requested: family.claims?.idToken ?? [])
             claims.acr = AuthenticationContext.acr(of: session)
             claims.amr = session.amrClaim
+            claims.ds_hash = deviceSecret.map(AccessTokenHash.compute)
             idToken = try keys.sign(claims.serialized, type: "JWT")
         }
         return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
