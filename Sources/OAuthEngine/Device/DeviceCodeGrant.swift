@@ -19,6 +19,9 @@ struct DeviceCodeGrant: TokenGrant {
 
     func grant(_ parameters: OAuthParameters, client authenticated: AuthenticatedClient, keys: SigningKeyRing,
                clientAddress: String?) async throws -> TokenResponse {
+        guard authenticated.client.service.deviceGrant != nil else {
+            throw OAuthError.unauthorizedClient("This client may not use the device authorization grant (its auth service has no deviceGrant).")
+        }
         let value = try parameters.require("device_code")
         let hash = Secrets.hash(value)
         guard value.utf8.count <= 256, let device = try await devices.deviceAuthorization(deviceCodeHash: hash) else {

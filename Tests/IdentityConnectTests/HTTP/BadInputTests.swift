@@ -75,7 +75,7 @@ struct BadInputTests {
             let mismatched = try await client.postForm("/oauth/token", [("grant_type", "password"), ("client_id", "kid_other"), ("username", "alice"), ("password", "alicepw")],
                                                        headers: Self.auth)
             #expect(mismatched.status == .unauthorized)
-            let unsupported = try await client.postForm("/oauth/token", [("grant_type", "urn:ietf:params:oauth:grant-type:device_code")], headers: Self.auth)
+            let unsupported = try await client.postForm("/oauth/token", [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer")], headers: Self.auth)
             #expect(unsupported.json["error"] as? String == "unsupported_grant_type")
             let noGrant = try await client.postForm("/oauth/token", [], headers: Self.auth)
             #expect(noGrant.json["error"] as? String == "invalid_request")

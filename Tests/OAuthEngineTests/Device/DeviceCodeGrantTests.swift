@@ -44,6 +44,7 @@ struct DeviceCodeGrantTests {
     func onlyAllowedClients() async throws {
         let fixture = try await EngineFixture(environments: [EngineFixture.deviceEnvironment()])
         #expect(await EngineFixture.errorCode { try await fixture.startDevice(clientId: "\(EngineFixture.appKey).web") } == "unauthorized_client")
+        #expect(await EngineFixture.errorCode { try await fixture.poll("any", clientId: "\(EngineFixture.appKey).web") } == "unauthorized_client")
         #expect(await EngineFixture.errorCode {
             try await fixture.startDevice(basic: BasicCredentials(user: EngineFixture.appKey, password: "wrong-secret"))
         } == "invalid_client")
