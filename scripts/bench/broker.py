@@ -110,7 +110,8 @@ def auth_service(identifier, authlink_port, token_format):
     return {
         "id": identifier, "name": identifier, "redirectUri": [REDIRECT_URI], "grantTtl": 600, "tokenTtl": 3600,
         "refresh": True, "refreshTtl": 86400, "tokenFormat": token_format, "qrLogin": {"enabled": True, "ttl": 3600},
-        "deviceGrant": {"enabled": True, "lifetime": 3600},
+        "deviceGrant": {"enabled": True, "lifetime": 3600}, "nativeSSO": True,
+        "tokenExchange": {"dataLinks": ["authlink"]},
         "provider": {"type": "custom", "remoteService": f"http://127.0.0.1:{authlink_port}/login",
                      "options": {"refreshUrl": f"http://127.0.0.1:{authlink_port}/refresh"}},
     }
