@@ -38,12 +38,22 @@ extension OAuthUpstream {
         return ConnectorIdentity(userId: userId, attributes: claims.filter { !Self.protocolClaims.contains($0.key) }, upstream: upstream)
     }
 
-    /// The claims of an ID token signed by the provider for one of `audiences`; nil otherwise.
+    /// How old an ID token brought to the exchange may be: it stands for a sign-in that just
+    /// happened, not for one an app kept (ID tokens are not credentials to hold on to).
+    static let exchangedIDTokenMaxAge: TimeInterval = 600
+
+    /// The claims of an ID token signed by the provider for one of `audiences`, issued within
+    /// ``exchangedIDTokenMaxAge``; nil otherwise.
     private func idTokenClaims(_ token: String, provider: OIDCProvider, audiences: [String]) async throws -> [String: JSONValue]? {
         for audience in audiences {
             let validator = IDTokenValidator(issuer: provider.issuer, clientId: audience, allowed: options.allowedAlgorithms,
                                              skew: options.clockSkew, clock: clock)
-            if let claims = try? await validator.validate(token, provider: provider, nonce: nil) { return claims }
+            guard let claims = try? await validator.validate(token, provider: provider, nonce: nil) else { continue }
+            guard case .int(let issuedAt)? = claims["iat"],
+                  clock.now().timeIntervalSince1970 - TimeInterval(issuedAt) <= Self.exchangedIDTokenMaxAge + options.clockSkew else {
+                return nil
+            }
+            return claims
         }
         return nil
     }

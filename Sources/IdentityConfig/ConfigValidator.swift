@@ -57,9 +57,24 @@ struct ConfigValidator {
         }
     }
 
+    /// What `tokenExchange` promises that its connector must keep (docs/token-exchange.md).
+    private func checkTokenExchange(_ service: AuthService) {
+        guard let exchange = service.tokenExchange else { return }
+        func problem(_ key: String, _ reason: String) {
+            problems.add(ConfigProblem(location: service.location, keyPath: "\(service.keyPath).tokenExchange.\(key)", reason: reason))
+        }
+        if exchange.upstreamTokens && !["oauth2", "openid-connect"].contains(service.provider.type) {
+            problem("upstreamTokens", "only oauth2 and openid-connect auth services take their identity source's tokens")
+        }
+        if !exchange.upstreamAudiences.isEmpty && !exchange.upstreamTokens {
+            problem("upstreamAudiences", "means nothing without upstreamTokens: true")
+        }
+    }
+
     private func checkAuthServices(_ services: [AuthService], scope: String) {
         var seen: [String: AuthService] = [:]
         for service in services {
+            checkTokenExchange(service)
             if let first = seen[service.id] {
                 problems.add(ConfigProblem(location: service.location, keyPath: "\(service.keyPath).id",
                                            reason: "duplicate auth service id '\(service.id)' in \(scope) (first at \(first.location))"))
@@ -126,6 +141,12 @@ struct ConfigValidator {
                 }
                 for audience in exchange.audiences where !audiences.contains(audience) {
                     problem("audiences", "'\(audience)' is not the audience of one of the environment's apiResources")
+                }
+                for actor in exchange.actors {
+                    let parts = actor.split(separator: ".", maxSplits: 1).map(String.init)
+                    if parts.first != environment.appKey || (parts.count == 2 && !visible.contains(parts[1])) {
+                        problem("actors", "'\(actor)' is not a client id of this environment (appKey or appKey.authServiceId)")
+                    }
                 }
             }
             if let registration = environment.registration, registration.initialAccessTokens.isEmpty {

@@ -86,7 +86,7 @@ public struct DiscoveryEndpoint: Sendable {
         return grantTypes.filter { type in
             switch type {
             case DeviceCodeGrant.grantType: services.contains { $0.deviceGrant != nil }
-            case TokenExchangeGrant.grantType: services.contains { $0.tokenExchange != nil }
+            case TokenExchangeGrant.grantType: services.contains { $0.tokenExchange != nil || $0.nativeSSO }
             default: true
             }
         }

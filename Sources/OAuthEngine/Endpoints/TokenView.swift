@@ -12,8 +12,9 @@ extension TokenView {
     }
 
     /// The validate body and data-link headers for a verified token and its upstream token.
-    static func make(_ verified: VerifiedAccessToken, upstream: UpstreamToken?, now: Date) -> TokenView {
-        let service = verified.client.service
+    /// - Parameter service: the auth service the user signed in through (its `allowedAttributes`
+    ///   and `datalinkHeaderMapping`), which an exchanged token's own client may not be.
+    static func make(_ verified: VerifiedAccessToken, service: AuthService, upstream: UpstreamToken?, now: Date) -> TokenView {
         let session = verified.session
         var values: [String: JSONValue] = [
             "id": .string(session.userId),

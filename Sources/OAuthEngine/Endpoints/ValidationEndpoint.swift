@@ -55,7 +55,7 @@ public struct ValidationEndpoint: Sendable {
             }
         }
         let (fresh, token) = try await refreshing(verified)
-        return TokenView.make(fresh, upstream: token, now: context.clock.now())
+        return TokenView.make(fresh, service: signedInService(fresh), upstream: token, now: context.clock.now())
     }
 
     /// Verifies a token and brings its upstream token up to date (validate, introspection, the
@@ -98,7 +98,8 @@ public struct ValidationEndpoint: Sendable {
         guard let link = verified.client.environment.dataLinks.first(where: { $0.name == name }) else {
             throw OAuthError(.invalidRequest, "There is no data link named '\(name.prefix(64))' in this environment.", status: 404)
         }
-        if let allowed = link.authServices, !allowed.contains(verified.client.service.id) {
+        let service = signedInService(verified)
+        if let allowed = link.authServices, !allowed.contains(service.id) {
             throw OAuthError(.accessDenied, "This data link does not accept tokens of this auth service.", status: 403)
         }
         if link.requireMfa && !verified.session.usedSecondFactor {
@@ -106,8 +107,17 @@ public struct ValidationEndpoint: Sendable {
                              "This data link needs a sign-in with a second factor: sign in again with acr_values=\(AuthenticationContext.secondFactor).")
         }
         let mapped = verified.client.entry.services.values.flatMap { $0.service.provider.datalinkHeaderMapping.values }
-        return DataLinkTarget(link: link, headers: TokenView.make(verified, upstream: token, now: context.clock.now()).dataLinkHeaders,
+        return DataLinkTarget(link: link, headers: TokenView.make(verified, service: service, upstream: token,
+                                                                  now: context.clock.now()).dataLinkHeaders,
                               mappedHeaderNames: Set(mapped.map { $0.lowercased() }))
+    }
+
+    /// The auth service the token's user signed in through: the token's own client's, or — for a
+    /// token of another client in the same sign-in (token exchange, native SSO) — the session's.
+    func signedInService(_ verified: VerifiedAccessToken) -> AuthService {
+        let session = verified.session
+        guard verified.client.service.id != session.authServiceId else { return verified.client.service }
+        return context.state.directory.resolve("\(session.appKey).\(session.authServiceId)")?.service ?? verified.client.service
     }
 
     /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope, with the client the

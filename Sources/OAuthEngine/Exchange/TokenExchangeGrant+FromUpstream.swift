@@ -38,17 +38,24 @@ extension TokenExchangeGrant {
         }
         let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: [])
         let amr = try await secondFactors.checkAPI(need, client: client, amr: [], otp: parameters["otp"], address: clientAddress)
-        let session = try issuer.makeSession(identity: identity, client: client, amr: amr)
+        var session = try issuer.makeSession(identity: identity, client: client, amr: amr)
+        if identity.upstream?.expiresAt == nil {
+            // Nothing tells when the source's own sign-in ends, and nothing can re-check it: the
+            // session lasts what one without a refreshing source does (as SAML's, static users').
+            let end = context.clock.now().addingTimeInterval(TimeInterval(max(client.service.refreshTtl, client.service.tokenTtl)))
+            session.maxExpiresAt = min(session.maxExpiresAt ?? end, end)
+            session.expiresAt = min(session.expiresAt, end)
+        }
         let first = issuer.makeFamily(session: session, client: authenticated, scope: scope, nonce: nil,
                                       familyId: Secrets.randomToken(bytes: 24), resources: targets, claims: nil, online: false)
         try await sessions.startSession(session, family: first.family, throttleReset: nil)
         context.audit.signedIn(session, client: client, address: clientAddress)
+        var response = try await issuer.mintFirst(first, session: session, client: client, keys: keys)
+        response.issued_token_type = TokenType.accessToken
         context.audit.record(AuditEvent(.tokenExchanged, [
             "client": client.clientId, "subject": session.subject, "session": session.id,
             "kind": isIDToken ? "upstream_id_token" : "upstream_access_token",
         ]))
-        var response = try await issuer.mintFirst(first, session: session, client: client, keys: keys)
-        response.issued_token_type = TokenType.accessToken
         return response
     }
 }

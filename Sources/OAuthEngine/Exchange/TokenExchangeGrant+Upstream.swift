@@ -22,17 +22,17 @@ extension TokenExchangeGrant {
         guard let link = client.environment.dataLinks.first(where: { $0.name == name }) else {
             throw OAuthError.invalidRequest("There is no data link named '\(name.prefix(64))'.")
         }
-        if let allowed = link.authServices, !allowed.contains(subject.client.service.id) {
+        let signedIn = validation.signedInService(subject)
+        if let allowed = link.authServices, !allowed.contains(signedIn.id) {
             throw OAuthError.invalidRequest("The data link '\(name.prefix(64))' does not accept this auth service's sign-ins.")
         }
         if link.requireMfa && !subject.session.usedSecondFactor {
             throw OAuthError(.insufficientUserAuthentication, "The data link '\(name.prefix(64))' needs a sign-in with a second factor: "
                 + "sign in again with acr_values=\(AuthenticationContext.secondFactor).", status: 400)
         }
-        guard let upstream else {
+        guard let upstream, let type = Self.upstreamType(of: signedIn.provider.type) else {
             throw OAuthError.invalidRequest("This sign-in has no upstream token (its identity source issues none).")
         }
-        let type = Self.upstreamType(of: subject.client)
         if let requested = parameters["requested_token_type"], requested != type {
             throw OAuthError.invalidRequest("This sign-in's upstream token is of type \(type).")
         }
@@ -42,14 +42,21 @@ extension TokenExchangeGrant {
             "client": client.clientId, "subject_client": subject.client.clientId, "subject": subject.session.subject,
             "session": subject.session.id, "kind": "upstream", "audience": name,
         ]))
-        return TokenResponse(access_token: upstream.token, token_type: type == TokenType.saml2 ? "N_A" : "Bearer",
+        // RFC 8693 §3: a SAML assertion goes out base64url-encoded.
+        let value = type == TokenType.saml2 ? Base64URL.encode(Array(upstream.token.utf8)) : upstream.token
+        return TokenResponse(access_token: value, token_type: type == TokenType.saml2 ? "N_A" : "Bearer",
                              expires_in: expiresIn, refresh_token: nil, id_token: nil, scope: subject.scope, css: nil,
                              issued_token_type: type)
     }
 
-    /// The RFC 8693 type of an auth service's upstream token: a SAML assertion for the SAML
-    /// connectors, an access token for the others (OAuth 2.0 and OIDC providers, AuthLink).
-    static func upstreamType(of client: ResolvedClient) -> String {
-        client.service.provider.type.hasPrefix("saml") ? TokenType.saml2 : TokenType.accessToken
+    /// The RFC 8693 type of a connector's upstream token: a SAML assertion for the SAML
+    /// connectors, an access token for OAuth 2.0 and OIDC providers, AuthLink and SAML WRAP; nil
+    /// for the connectors whose sign-ins hold no token to hand on (LDAP, Active Directory, static).
+    static func upstreamType(of provider: String) -> String? {
+        switch provider {
+        case "saml-redirect", "saml-post": TokenType.saml2
+        case "ldap", "active-directory", "static": nil
+        default: TokenType.accessToken
+        }
     }
 }

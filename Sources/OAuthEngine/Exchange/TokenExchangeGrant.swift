@@ -55,7 +55,8 @@ struct TokenExchangeGrant: TokenGrant {
             return try await fromUpstream(subjectToken, isIDToken: true, parameters: parameters, client: authenticated, keys: keys,
                                           clientAddress: clientAddress)
         case TokenType.accessToken:
-            if settings.upstreamTokens, (try? await verifier.verifyAccessToken(subjectToken)) == nil {
+            if settings.upstreamTokens, !Self.namesUs(subjectToken, issuer: context.issuer),
+               (try? await verifier.verifyAccessToken(subjectToken)) == nil {
                 return try await fromUpstream(subjectToken, isIDToken: false, parameters: parameters, client: authenticated, keys: keys,
                                               clientAddress: clientAddress)
             }
@@ -81,19 +82,20 @@ struct TokenExchangeGrant: TokenGrant {
             throw OAuthError.invalidRequest("requested_token_type must be \(TokenType.accessToken) here.")
         }
         let subject = try await verifiedSubject(subjectToken, of: client)
-        let scope = try Self.narrowed(subject.scope, to: parameters["scope"])
+        let scope = try Self.narrowed(subject.scope, to: parameters["scope"], allowed: Scopes.supported + Scopes.extra(for: client))
         let wanted = parameters.resources + (parameters["audience"].map { [$0] } ?? [])
         for target in wanted where !settings.audiences.contains(target) {
             throw OAuthError(.invalidTarget, "This client may not exchange tokens for \(target.prefix(200)).")
         }
         let targets = try client.apiResources.targets(wanted, granted: scope)
-        let act = try await actor(parameters, settings: settings, client: client)
+        let act = try await actor(parameters, settings: settings, client: client, prior: subject.act)
         let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: subject.session.id, clientId: client.clientId,
                                  scope: scope, nonce: nil, createdAt: context.clock.now(), refreshHash: nil, refreshExpiresAt: nil,
                                  clientAuthenticated: true, resources: targets)
         try await families.insertFamily(family)
+        // Never longer than the token brought: an exchange cannot stretch access.
         var response = try await issuer.mint(session: subject.session, family: family, client: client, refreshToken: nil,
-                                             includeIDToken: false, includeNonce: false, act: act, keys: keys)
+                                             includeIDToken: false, includeNonce: false, act: act, notAfter: subject.expiresAt, keys: keys)
         response.issued_token_type = TokenType.accessToken
         context.audit.record(AuditEvent(.tokenExchanged, [
             "client": client.clientId, "subject_client": subject.client.clientId, "subject": subject.session.subject,
@@ -119,28 +121,43 @@ struct TokenExchangeGrant: TokenGrant {
     }
 
     /// The scope of the new token: what was asked for, all of it within what the subject token
-    /// had (`invalid_scope` otherwise); without `scope`, the subject token's, less `offline_access`.
-    static func narrowed(_ had: String, to requested: String?) throws -> String {
+    /// had and what the exchanging client may hold (`allowed`; `invalid_scope` otherwise); without
+    /// `scope`, the subject token's that the client may hold, less `offline_access`.
+    static func narrowed(_ had: String, to requested: String?, allowed: [String]) throws -> String {
         guard let requested else {
-            return had.split(separator: " ").filter { $0 != "offline_access" }.joined(separator: " ")
+            let kept = had.split(separator: " ").map(String.init).filter { $0 != "offline_access" && allowed.contains($0) }
+            guard !kept.isEmpty else { throw OAuthError.invalidScope("The subject_token has no scope this client may hold.") }
+            return kept.joined(separator: " ")
         }
         var kept: [String] = []
         for value in requested.split(separator: " ").map(String.init) where !kept.contains(value) {
             guard Scopes.contains(had, value), value != "offline_access" else {
                 throw OAuthError.invalidScope("The scope \(value.prefix(64)) is more than the subject_token has.")
             }
+            guard allowed.contains(value) else { throw OAuthError.invalidScope("The scope \(value.prefix(64)) is not available to this client.") }
             kept.append(value)
         }
         guard !kept.isEmpty else { throw OAuthError.invalidScope("scope is empty.") }
         return kept.joined(separator: " ")
     }
 
-    /// `act` of the new token: the actor token's user and client, nesting its own `act`; nil
-    /// without `actor_token`. The actor's client must be one of `tokenExchange.actors`.
-    private func actor(_ parameters: OAuthParameters, settings: TokenExchangeSettings, client: ResolvedClient) async throws -> JSONValue? {
+    /// True for a JWT whose (unverified) `iss` is ours: one of the broker's tokens, never sent to
+    /// an identity source as if it were its own.
+    static func namesUs(_ token: String, issuer: String) -> Bool {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
+              case .object(let claims)? = JSONValue(parsing: Data(payload)) else { return false }
+        return claims["iss"]?.stringValue == issuer
+    }
+
+    /// `act` of the new token (RFC 8693 §4.1): the actor token's user and client, with the subject
+    /// token's own `act` — the earlier actors of the chain — nested; without `actor_token`, the
+    /// subject token's `act` as it was. The actor's client must be one of `tokenExchange.actors`.
+    private func actor(_ parameters: OAuthParameters, settings: TokenExchangeSettings, client: ResolvedClient,
+                       prior: JSONValue?) async throws -> JSONValue? {
         guard let token = parameters["actor_token"] else {
             if parameters["actor_token_type"] != nil { throw OAuthError.invalidRequest("actor_token_type without actor_token.") }
-            return nil
+            return prior
         }
         guard parameters["actor_token_type"] == TokenType.accessToken else {
             throw OAuthError.invalidRequest("actor_token_type must be \(TokenType.accessToken).")
@@ -156,7 +173,7 @@ struct TokenExchangeGrant: TokenGrant {
             throw OAuthError.invalidRequest("The actor_token's client may not act here (tokenExchange.actors).")
         }
         var members: [String: JSONValue] = ["sub": .string(actor.session.subject), "client_id": .string(actor.family.clientId)]
-        members["act"] = actor.act
+        members["act"] = prior
         return .object(members)
     }
 }

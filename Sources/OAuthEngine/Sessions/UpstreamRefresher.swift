@@ -31,14 +31,27 @@ struct UpstreamRefresher: Sendable {
         return expiry.timeIntervalSince(context.clock.now()) <= Self.margin
     }
 
-    /// The session with a usable upstream token.
+    /// The session with a usable upstream token, refreshed through the identity source the user
+    /// signed in with: the session's own auth service, also when the token asking belongs to
+    /// another client of the environment (an exchanged token, a second app sharing the sign-in).
+    /// - Parameter authService: the asking client's auth service (used when it is the session's).
     /// - Throws: ``SessionEnded`` when the session is over; `temporarily_unavailable` (503) /
     ///   `server_error` (502) when the source failed, session kept.
     func ensureFresh(_ session: LoginSession, authService: ResolvedAuthService) async throws -> LoginSession {
         guard isDue(session) else { return session }
+        let own = try owner(of: session, asking: authService)
         return try await coordinator.run(sessionId: session.id) { [self] in
-            try await refreshUnderLease(sessionId: session.id, authService: authService)
+            try await refreshUnderLease(sessionId: session.id, authService: own)
         }
+    }
+
+    /// The auth service `session` was signed in through.
+    func owner(of session: LoginSession, asking authService: ResolvedAuthService) throws -> ResolvedAuthService {
+        if authService.id == session.authServiceId { return authService }
+        guard let own = context.state.directory.resolve("\(session.appKey).\(session.authServiceId)")?.authService else {
+            throw SessionEnded(reason: "The auth service of this sign-in is no longer configured; sign in again.")
+        }
+        return own
     }
 
     /// Takes the session's refresh lease so that exactly one instance calls the identity source;

@@ -121,13 +121,19 @@ struct TokenIssuer: Sendable {
     /// Mints an access token (and an ID token when asked) for an existing family. Refreshed ID
     /// tokens carry no nonce: a refresh is not an authentication request (OIDC Core §12.2 errata).
     /// `narrowed` restricts this access token's audiences (a refresh with `resource`).
-    /// `act` (token exchange with an actor) goes into a JWT access token, whatever `tokenFormat`.
+    /// `act` (token exchange with an actor) goes into a JWT access token, whatever `tokenFormat`;
+    /// `notAfter` caps the access token's lifetime (an exchanged token outlives none it came from).
     func mint(session: LoginSession, family: TokenFamily, client: ResolvedClient, refreshToken: String?,
               includeIDToken: Bool, includeNonce: Bool, narrowed: [String]? = nil, act: JSONValue? = nil,
-              deviceSecret: String? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
+              notAfter: Date? = nil, deviceSecret: String? = nil, keys: SigningKeyRing) async throws -> TokenResponse {
         let now = context.clock.now()
         let service = client.service
-        let expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
+        var expiresAt = now.addingTimeInterval(TimeInterval(service.tokenTtl))
+        var lifetime = service.tokenTtl
+        if let notAfter, notAfter < expiresAt {
+            expiresAt = notAfter
+            lifetime = max(0, Int(notAfter.timeIntervalSince(now).rounded(.down)))
+        }
         let jti = Secrets.randomToken(bytes: 16)
         let accessToken: String
         switch act == nil ? service.tokenFormat : .jwt {
@@ -158,7 +164,7 @@ struct TokenIssuer: Sendable {
             claims.ds_hash = deviceSecret.map(AccessTokenHash.compute)
             idToken = try keys.sign(claims.serialized, type: "JWT")
         }
-        return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: service.tokenTtl,
+        return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: lifetime,
                              refresh_token: refreshToken, id_token: idToken, scope: family.scope)
     }
 }

@@ -68,4 +68,33 @@ struct UpstreamTokenExchangeTests {
             }
         }
     }
+
+    @Test("an exchanged token of another auth service keeps the user's sign-in refreshed through the user's own source")
+    func refreshThroughTheSessionsSource() async throws {
+        let authLog = CallLog()
+        try await TestHTTPServer.with(ScriptableAuthLink.router(log: authLog)) { authLink in
+            try await TestHTTPServer.with(RecordingDataLink.router(log: CallLog())) { dataLink in
+                let broker = try await TestBroker.make(files: Self.files(authLink: authLink, dataLink: dataLink),
+                                                       registry: AuthLinkFixture.registry)
+                try await broker.withClient { client in
+                    let signedIn = try await client.postForm("/oauth/token", [
+                        ("grant_type", "password"), ("client_id", AuthLinkFixture.appKey), ("username", "expiring"), ("password", "pw"),
+                        ("scope", "openid")], headers: basicAuth(AuthLinkFixture.appKey, AuthLinkFixture.secret))
+                    let access = try #require(signedIn.json["access_token"] as? String)
+                    let exchanged = try await client.postForm("/oauth/token", [
+                        ("grant_type", Self.grantType), ("client_id", Self.backEnd), ("subject_token", access),
+                        ("subject_token_type", Self.accessType), ("scope", "openid")],
+                        headers: basicAuth(AuthLinkFixture.appKey, AuthLinkFixture.secret))
+                    let token = try #require(exchanged.json["access_token"] as? String, "\(exchanged.text)")
+                    #expect((exchanged.json["expires_in"] as? Int ?? .max) <= (signedIn.json["expires_in"] as? Int ?? 0))
+                    broker.clock.advance(100)
+                    // The backend's own auth service has no refreshUrl: only the user's (`link`) can refresh.
+                    let validated = try await client.get("/oauth/validate", headers: [.authorization: "Bearer \(token)"])
+                    #expect(validated.status == .ok, "\(validated.text)")
+                    #expect(authLog.count(path: "/refresh") == 1)
+                    #expect(validated.json["client_token"] as? String == Data("refreshed-1".utf8).base64EncodedString())
+                }
+            }
+        }
+    }
 }

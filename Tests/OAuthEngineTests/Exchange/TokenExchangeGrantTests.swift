@@ -23,6 +23,10 @@ struct TokenExchangeGrantTests {
                     $0.tokenExchange = TokenExchangeSettings(audiences: [apiB], actors: ["\(EngineFixture.appKey).agent"])
                 },
                 EngineFixture.service("agent"),
+                EngineFixture.service("narrow") {
+                    $0.allowedScopes = ["api:b"]
+                    $0.tokenExchange = TokenExchangeSettings(actors: ["\(EngineFixture.appKey).agent"])
+                },
             ]) { $0.apiResources = [APIResource(scope: "api:a", audience: apiA), APIResource(scope: "api:b", audience: apiB)] },
             EngineFixture.environment(appKey: "kid_other"),
         ])
@@ -89,6 +93,37 @@ struct TokenExchangeGrantTests {
         #expect(introspected["act"] != nil)
     }
 
+    @Test("the chain of actors: a second exchange nests the first act; without an actor the subject's act stays")
+    func actorChain() async throws {
+        let fixture = try await Self.fixture()
+        let user = try await fixture.passwordGrant(scope: "openid api:b")
+        let agent = try await fixture.passwordGrant(clientId: "\(EngineFixture.appKey).agent", username: "bob", password: "bobpw")
+        let actorPairs = [("actor_token", agent.access_token), ("actor_token_type", Self.accessType)]
+        let once = try await Self.exchange(fixture, subject: user.access_token, extra: actorPairs)
+        let twice = try await Self.exchange(fixture, subject: once.access_token, clientId: "\(EngineFixture.appKey).narrow", extra: actorPairs)
+        guard case .object(let outer)? = EngineFixture.claims(twice.access_token)["act"],
+              case .object(let inner)? = outer["act"] else { throw UnexpectedOutcome("no nested act") }
+        #expect(outer["client_id"] == .string("\(EngineFixture.appKey).agent") && inner["client_id"] == .string("\(EngineFixture.appKey).agent"))
+        let kept = try await Self.exchange(fixture, subject: once.access_token, clientId: "\(EngineFixture.appKey).narrow")
+        #expect(EngineFixture.claims(kept.access_token)["act"] == EngineFixture.claims(once.access_token)["act"])
+    }
+
+    @Test("the exchanging client's allowedScopes hold, and the new token lives no longer than the one brought")
+    func allowedScopesAndLifetime() async throws {
+        let fixture = try await Self.fixture()
+        let user = try await fixture.passwordGrant(scope: "openid api:a api:b")
+        let narrow = "\(EngineFixture.appKey).narrow"
+        let implicit = try await Self.exchange(fixture, subject: user.access_token, clientId: narrow)
+        #expect(implicit.scope == "openid api:b")
+        #expect(await EngineFixture.errorCode { try await Self.exchange(fixture, subject: user.access_token, clientId: narrow,
+                                                                       extra: [("scope", "api:a")]) } == "invalid_scope")
+        fixture.clock.advance(3000)
+        let late = try await Self.exchange(fixture, subject: user.access_token, extra: [("scope", "openid")])
+        #expect(late.expires_in <= 600)
+        let exp = EngineFixture.claims(late.access_token)["exp"], subjectExp = EngineFixture.claims(user.access_token)["exp"]
+        #expect(exp == subjectExp)
+    }
+
     @Test("refused: without tokenExchange, without the secret, another environment's token, a refresh token, garbage, other types")
     func refusals() async throws {
         let fixture = try await Self.fixture()
@@ -98,6 +133,7 @@ struct TokenExchangeGrantTests {
         #expect(await EngineFixture.errorCode {
             try await Self.exchange(fixture, subject: user.access_token, basic: BasicCredentials(user: EngineFixture.appKey, password: "wrong"))
         } == "invalid_client")
+        #expect(await EngineFixture.errorCode { try await Self.exchange(fixture, subject: user.access_token, basic: nil) } == "invalid_client")
         let other = try await fixture.passwordGrant(clientId: "kid_other", basic: BasicCredentials(user: "kid_other", password: EngineFixture.appSecret))
         #expect(await EngineFixture.errorCode { try await Self.exchange(fixture, subject: other.access_token) } == "invalid_request")
         #expect(await EngineFixture.errorCode { try await Self.exchange(fixture, subject: try #require(user.refresh_token)) } == "invalid_request")
