@@ -106,14 +106,8 @@ struct AccountController {
         case .errorPage(let error): response = pages.errorPage(error)
         }
         if let binding = result.binding { cookies.setBinding(binding, on: &response) }
-        let flowName = cookies.name(Self.flowCookieBase)
-        if let flow = result.flow {
-            response.setCookie(Cookie(name: flowName, value: flow, maxAge: Int(AccountEndpoint.flowLifetime), path: "/",
-                                      secure: services.secureCookies, httpOnly: true, sameSite: .lax))
-        } else if result.clearFlow {
-            response.setCookie(Cookie(name: flowName, value: "", maxAge: 0, path: "/", secure: services.secureCookies, httpOnly: true,
-                                      sameSite: .lax))
-        }
+        cookies.setFlow(Self.flowCookieBase, result.flow, maxAge: Int(AccountEndpoint.flowLifetime), clear: result.clearFlow,
+                        on: &response)
         cookies.setSSO(result.sso, on: &response)
         return response
     }

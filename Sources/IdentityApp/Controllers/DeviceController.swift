@@ -67,14 +67,8 @@ struct DeviceController {
         case .errorPage(let error): response = pages.errorPage(error)
         }
         if let binding = result.binding { cookies.setBinding(binding, on: &response) }
-        let flowName = cookies.name(Self.flowCookieBase)
-        if let flow = result.flow {
-            response.setCookie(Cookie(name: flowName, value: flow, maxAge: Int(DeviceVerification.flowLifetime), path: "/",
-                                      secure: services.secureCookies, httpOnly: true, sameSite: .lax))
-        } else if result.clearFlow {
-            response.setCookie(Cookie(name: flowName, value: "", maxAge: 0, path: "/", secure: services.secureCookies, httpOnly: true,
-                                      sameSite: .lax))
-        }
+        cookies.setFlow(Self.flowCookieBase, result.flow, maxAge: Int(DeviceVerification.flowLifetime), clear: result.clearFlow,
+                        on: &response)
         cookies.setSSO(result.sso, on: &response)
         return response
     }

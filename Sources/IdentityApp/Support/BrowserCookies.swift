@@ -40,6 +40,16 @@ struct BrowserCookies: Sendable {
                                   httpOnly: true, sameSite: .lax))
     }
 
+    /// A broker-own sign-in's sealed flow cookie (`idc_account`, `idc_device`): set to `value`
+    /// for `maxAge` seconds, or cleared when `clear` (and no new value).
+    func setFlow(_ base: String, _ value: String?, maxAge: Int, clear: Bool, on response: inout Response) {
+        if let value {
+            response.setCookie(Cookie(name: name(base), value: value, maxAge: maxAge, path: "/", secure: secure, httpOnly: true, sameSite: .lax))
+        } else if clear {
+            response.setCookie(Cookie(name: name(base), value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true, sameSite: .lax))
+        }
+    }
+
     func clearSSO(on response: inout Response) {
         response.setCookie(Cookie(name: sso, value: "", maxAge: 0, path: "/", secure: secure, httpOnly: true, sameSite: .lax))
     }

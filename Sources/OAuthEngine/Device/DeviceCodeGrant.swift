@@ -11,7 +11,6 @@ import StoreContracts
 struct DeviceCodeGrant: TokenGrant {
     static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
     let devices: any DeviceAuthorizationStore
-    let sessions: any SessionStore
     let clients: ClientRegistry
     let refresher: UpstreamRefresher
     let issuer: TokenIssuer
@@ -47,7 +46,7 @@ struct DeviceCodeGrant: TokenGrant {
         }
         // The session is checked (and its upstream sign-in brought up to date) before the approval
         // is spent: an identity source that is down for a moment leaves it for the next poll.
-        let session = try await liveSession(device.sessionId, client: authenticated.client, now: now)
+        let session = try await refresher.liveSession(device.sessionId, client: authenticated.client, now: now)
         guard try await devices.redeemDeviceAuthorization(deviceCodeHash: hash, at: now) else {
             throw OAuthError.invalidGrant("The device code was already used.")
         }
@@ -65,18 +64,5 @@ struct DeviceCodeGrant: TokenGrant {
             throw OAuthError(.slowDown, "Polling too often: wait \(interval) seconds between requests.")
         }
         throw OAuthError(.authorizationPending, "The user has not finished signing in yet.")
-    }
-
-    /// The approving session when it is still live, its upstream sign-in brought up to date
-    /// first (docs/security.md, rule 11).
-    private func liveSession(_ sessionId: String?, client: ResolvedClient, now: Date) async throws -> LoginSession {
-        guard let sessionId, let session = try await sessions.session(id: sessionId), session.isActive(at: now) else {
-            throw OAuthError.invalidGrant("The sign-in session has ended.")
-        }
-        do {
-            return try await refresher.ensureFresh(session, authService: client.authService)
-        } catch let ended as SessionEnded {
-            throw OAuthError.invalidGrant(ended.reason)
-        }
     }
 }

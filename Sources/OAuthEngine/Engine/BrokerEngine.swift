@@ -95,7 +95,7 @@ public final class BrokerEngine: Sendable {
                                             secondFactors: secondFactors, secondStep: secondStep)
         let validation = ValidationEndpoint(context: context, verifier: verifier, refresher: refresher, upstream: vault)
         let grants: [any TokenGrant] = [
-            AuthorizationCodeGrant(codes: roles.codes, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
+            AuthorizationCodeGrant(codes: roles.codes, clients: clients, refresher: refresher, issuer: issuerService,
                                    revocation: revocationService, clock: clock, logger: logger,
                                    ownCallbacks: [AccountURLs(issuer: issuer).callback, DeviceVerification.callbackURI(issuer: issuer)]),
             RefreshTokenGrant(families: roles.families, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
@@ -104,7 +104,7 @@ public final class BrokerEngine: Sendable {
             ClientCredentialsGrant(sessions: roles.sessions, families: roles.families, refresher: refresher, issuer: issuerService, clock: clock),
             TokenExchangeGrant(context: context, verifier: verifier, validation: validation, families: roles.families, sessions: roles.sessions,
                                issuer: issuerService, secondFactors: secondFactors, rateLimiter: rateLimiter, refresher: refresher),
-            DeviceCodeGrant(devices: roles.devices, sessions: roles.sessions, clients: clients, refresher: refresher, issuer: issuerService,
+            DeviceCodeGrant(devices: roles.devices, clients: clients, refresher: refresher, issuer: issuerService,
                             clock: clock),
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)

@@ -14,7 +14,6 @@ import StoreContracts
 struct AuthorizationCodeGrant: TokenGrant {
     static let grantType = "authorization_code"
     let codes: any AuthorizationCodeStore
-    let sessions: any SessionStore
     let clients: ClientRegistry
     let refresher: UpstreamRefresher
     let issuer: TokenIssuer
@@ -37,7 +36,7 @@ struct AuthorizationCodeGrant: TokenGrant {
         try await check(code, parameters: parameters, redirectURI: redirectURI, client: authenticated, now: now)
         // RFC 8707 §2.2: the token request may narrow the authorization's targets, never widen them.
         let targets = try authenticated.client.apiResources.targets(parameters.resources, granted: code.scope, within: code.resources)
-        let session = try await liveSession(code.sessionId, client: authenticated.client, now: now)
+        let session = try await refresher.liveSession(code.sessionId, client: authenticated.client, now: now)
         let familyId = Secrets.randomToken(bytes: 24)
         let resources = targets ?? code.resources
         // An app instance is bound to its user before its family is stored (`issueNewFamily`);
@@ -88,19 +87,6 @@ struct AuthorizationCodeGrant: TokenGrant {
             }
         } else if !authenticated.authenticated {
             throw OAuthError.invalidClient("This code was issued without PKCE: client authentication is required.")
-        }
-    }
-
-    /// The code's session when it is still live, its upstream sign-in brought up to date first
-    /// (docs/security.md, rule 11: a session the identity source ended issues nothing more).
-    private func liveSession(_ sessionId: String, client: ResolvedClient, now: Date) async throws -> LoginSession {
-        guard let session = try await sessions.session(id: sessionId), session.isActive(at: now) else {
-            throw OAuthError.invalidGrant("The sign-in session has ended.")
-        }
-        do {
-            return try await refresher.ensureFresh(session, authService: client.authService)
-        } catch let ended as SessionEnded {
-            throw OAuthError.invalidGrant(ended.reason)
         }
     }
 }

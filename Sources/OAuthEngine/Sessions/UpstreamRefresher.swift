@@ -45,6 +45,20 @@ struct UpstreamRefresher: Sendable {
         }
     }
 
+    /// Session `id` when it is still live, its upstream sign-in brought up to date first
+    /// (docs/security.md, rule 11: a session the identity source ended issues nothing more);
+    /// `invalid_grant` otherwise (the grants' answer).
+    func liveSession(_ id: String?, client: ResolvedClient, now: Date) async throws -> LoginSession {
+        guard let id, let session = try await sessionStore.session(id: id), session.isActive(at: now) else {
+            throw OAuthError.invalidGrant("The sign-in session has ended.")
+        }
+        do {
+            return try await ensureFresh(session, authService: client.authService)
+        } catch let ended as SessionEnded {
+            throw OAuthError.invalidGrant(ended.reason)
+        }
+    }
+
     /// The auth service `session` was signed in through.
     func owner(of session: LoginSession, asking authService: ResolvedAuthService) throws -> ResolvedAuthService {
         if authService.id == session.authServiceId { return authService }
