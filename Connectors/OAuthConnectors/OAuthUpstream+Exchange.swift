@@ -49,10 +49,13 @@ extension OAuthUpstream {
             let validator = IDTokenValidator(issuer: provider.issuer, clientId: audience, allowed: options.allowedAlgorithms,
                                              skew: options.clockSkew, clock: clock)
             guard let claims = try? await validator.validate(token, provider: provider, nonce: nil) else { continue }
-            guard case .int(let issuedAt)? = claims["iat"],
-                  clock.now().timeIntervalSince1970 - TimeInterval(issuedAt) <= Self.exchangedIDTokenMaxAge + options.clockSkew else {
-                return nil
+            let issuedAt: TimeInterval
+            switch claims["iat"] {
+            case .int(let seconds)?: issuedAt = TimeInterval(seconds)
+            case .double(let seconds)?: issuedAt = seconds
+            default: return nil
             }
+            guard clock.now().timeIntervalSince1970 - issuedAt <= Self.exchangedIDTokenMaxAge + options.clockSkew else { return nil }
             return claims
         }
         return nil

@@ -143,7 +143,7 @@ struct ConfigValidator {
                     problem("audiences", "'\(audience)' is not the audience of one of the environment's apiResources")
                 }
                 for actor in exchange.actors {
-                    let parts = actor.split(separator: ".", maxSplits: 1).map(String.init)
+                    let parts = actor.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                     if parts.first != environment.appKey || (parts.count == 2 && !visible.contains(parts[1])) {
                         problem("actors", "'\(actor)' is not a client id of this environment (appKey or appKey.authServiceId)")
                     }

@@ -55,7 +55,7 @@ public struct ValidationEndpoint: Sendable {
             }
         }
         let (fresh, token) = try await refreshing(verified)
-        return TokenView.make(fresh, service: signedInService(fresh), upstream: token, now: context.clock.now())
+        return TokenView.make(fresh, service: try signedInService(fresh), upstream: token, now: context.clock.now())
     }
 
     /// Verifies a token and brings its upstream token up to date (validate, introspection, the
@@ -98,7 +98,7 @@ public struct ValidationEndpoint: Sendable {
         guard let link = verified.client.environment.dataLinks.first(where: { $0.name == name }) else {
             throw OAuthError(.invalidRequest, "There is no data link named '\(name.prefix(64))' in this environment.", status: 404)
         }
-        let service = signedInService(verified)
+        let service = try signedInService(verified)
         if let allowed = link.authServices, !allowed.contains(service.id) {
             throw OAuthError(.accessDenied, "This data link does not accept tokens of this auth service.", status: 403)
         }
@@ -114,10 +114,14 @@ public struct ValidationEndpoint: Sendable {
 
     /// The auth service the token's user signed in through: the token's own client's, or — for a
     /// token of another client in the same sign-in (token exchange, native SSO) — the session's.
-    func signedInService(_ verified: VerifiedAccessToken) -> AuthService {
+    /// `invalid_token` when that auth service is no longer configured (its rules cannot be applied).
+    func signedInService(_ verified: VerifiedAccessToken) throws -> AuthService {
         let session = verified.session
         guard verified.client.service.id != session.authServiceId else { return verified.client.service }
-        return context.state.directory.resolve("\(session.appKey).\(session.authServiceId)")?.service ?? verified.client.service
+        guard let service = context.state.directory.resolve("\(session.appKey).\(session.authServiceId)")?.service else {
+            throw OAuthError.invalidToken("The auth service this sign-in belongs to is no longer configured.")
+        }
+        return service
     }
 
     /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope, with the client the

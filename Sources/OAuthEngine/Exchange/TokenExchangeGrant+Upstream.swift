@@ -22,7 +22,7 @@ extension TokenExchangeGrant {
         guard let link = client.environment.dataLinks.first(where: { $0.name == name }) else {
             throw OAuthError.invalidRequest("There is no data link named '\(name.prefix(64))'.")
         }
-        let signedIn = validation.signedInService(subject)
+        let signedIn = try validation.signedInService(subject)
         if let allowed = link.authServices, !allowed.contains(signedIn.id) {
             throw OAuthError.invalidRequest("The data link '\(name.prefix(64))' does not accept this auth service's sign-ins.")
         }

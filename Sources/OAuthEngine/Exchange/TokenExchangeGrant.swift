@@ -100,7 +100,8 @@ struct TokenExchangeGrant: TokenGrant {
         context.audit.record(AuditEvent(.tokenExchanged, [
             "client": client.clientId, "subject_client": subject.client.clientId, "subject": subject.session.subject,
             "session": subject.session.id, "kind": "access_token", "audience": targets?.joined(separator: " "),
-            "actor": act.flatMap { if case .object(let members) = $0 { members["client_id"]?.stringValue } else { nil } },
+            "actor": parameters["actor_token"] == nil ? nil
+                : act.flatMap { if case .object(let members) = $0 { members["client_id"]?.stringValue } else { nil } },
         ]))
         return response
     }

@@ -38,7 +38,7 @@ struct GrantConfigTests {
         let (_, clients) = try BrokerBootstrap.loadConfig(directory: off, registry: ConfigLoaderTests.registry, environment: [:])
         #expect(clients.resolve("kid_g")?.service.deviceGrant == nil && clients.resolve("kid_g")?.service.tokenExchange == nil)
         let problems = try ConfigLoaderTests.problems(["env.yaml": Self.environment(
-            "        deviceGrant: { enabled: true, lifetime: 5, interval: 600 }\n        tokenExchange: { audiences: [ \"https://nowhere.example.com\", \"relative\" ], dataLinks: [ ghost ], actors: [ kid_other, kid_g.nope ], upstreamTokens: true, upstreamAudiences: [ app ] }")])
+            "        deviceGrant: { enabled: true, lifetime: 5, interval: 600 }\n        tokenExchange: { audiences: [ \"https://nowhere.example.com\", \"relative\" ], dataLinks: [ ghost ], actors: [ kid_other, kid_g.nope, \"kid_g.\" ], upstreamAudiences: [ app ] }")])
             .map(\.description)
         func has(_ path: String, _ reason: String) -> Bool { problems.contains { $0.contains(path) && $0.contains(reason) } }
         #expect(has("authServices[0].deviceGrant.lifetime", "must be between 60 and 3600 seconds"), "\(problems)")
@@ -48,6 +48,9 @@ struct GrantConfigTests {
         #expect(has("authServices[0].tokenExchange.audiences", "'relative' is not an absolute URI"))
         #expect(has("authServices[0].tokenExchange.actors", "'kid_other' is not a client id of this environment"))
         #expect(has("authServices[0].tokenExchange.actors", "'kid_g.nope' is not a client id of this environment"))
-        #expect(has("authServices[0].tokenExchange.upstreamTokens", "only oauth2 and openid-connect auth services"))
+        #expect(has("authServices[0].tokenExchange.actors", "'kid_g.' is not a client id of this environment"))
+        #expect(has("authServices[0].tokenExchange.upstreamAudiences", "means nothing without upstreamTokens: true"))
+        let static_ = try ConfigLoaderTests.problems(["env.yaml": Self.environment("        tokenExchange: { upstreamTokens: true }")])
+        #expect(static_.contains { $0.description.contains("only oauth2 and openid-connect auth services") })
     }
 }

@@ -55,6 +55,18 @@ struct NativeSSOTests {
         #expect(EngineFixture.claims(later.access_token)["sid"] == mailClaims["sid"])
     }
 
+    @Test("discovery: device_sso and the token-exchange grant where an auth service has nativeSSO")
+    func discovery() async throws {
+        let document = try await Self.fixture().engine.discovery.document()
+        guard case .array(let scopes)? = document["scopes_supported"], case .array(let grants)? = document["grant_types_supported"] else {
+            throw UnexpectedOutcome("no lists")
+        }
+        #expect(scopes.contains(.string("device_sso")) && grants.contains(.string("urn:ietf:params:oauth:grant-type:token-exchange")))
+        let plain = try await EngineFixture().engine.discovery.document()
+        guard case .array(let plainGrants)? = plain["grant_types_supported"] else { throw UnexpectedOutcome("no grants") }
+        #expect(!plainGrants.contains(.string("urn:ietf:params:oauth:grant-type:token-exchange")))
+    }
+
     @Test("without device_sso, or without nativeSSO, no device secret; the scope is not granted")
     func onlyWhenAsked() async throws {
         let fixture = try await Self.fixture()
