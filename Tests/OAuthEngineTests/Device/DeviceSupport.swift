@@ -50,6 +50,14 @@ extension EngineFixture {
         return result
     }
 
+    /// Confirmation and Continue in a browser not signed in yet: the login form it lands on.
+    func deviceLoginForm(_ userCode: String, browser: inout BrowserContext, flow: inout String?) async throws -> LoginFormModel {
+        let confirmation = try await deviceConfirmation(userCode, browser: &browser)
+        let signIn = try await decide(confirmation, browser: &browser, flow: &flow)
+        guard case .signIn(.loginForm(let form)) = signIn.outcome else { throw UnexpectedOutcome("\(signIn.outcome)") }
+        return form
+    }
+
     /// The whole browser side: confirmation, Continue, the login form, the callback. Returns the
     /// last page.
     func approveDevice(_ userCode: String, username: String = TestUser.alice.username, password: String = TestUser.alice.password,

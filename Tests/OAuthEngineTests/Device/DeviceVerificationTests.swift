@@ -90,9 +90,7 @@ struct DeviceVerificationTests {
         let started = try await fixture.startDevice()
         var browser = BrowserContext()
         var flow: String?
-        let confirmation = try await fixture.deviceConfirmation(started.userCode, browser: &browser)
-        let signIn = try await fixture.decide(confirmation, browser: &browser, flow: &flow)
-        guard case .signIn(.loginForm(let form)) = signIn.outcome else { throw UnexpectedOutcome("\(signIn.outcome)") }
+        let form = try await fixture.deviceLoginForm(started.userCode, browser: &browser, flow: &flow)
         let completion = try #require(try await fixture.submit(form, browser: &browser).completion)
         let code = try #require(EngineFixture.query(completion.redirect)["code"])
         // Stolen on the way: another browser (no flow cookie) gets nothing and changes nothing.
@@ -133,9 +131,7 @@ struct DeviceVerificationTests {
         let started = try await fixture.startDevice()
         var browser = BrowserContext()
         var flow: String?
-        let confirmation = try await fixture.deviceConfirmation(started.userCode, browser: &browser)
-        let signIn = try await fixture.decide(confirmation, browser: &browser, flow: &flow)
-        guard case .signIn(.loginForm(let form)) = signIn.outcome else { throw UnexpectedOutcome("\(signIn.outcome)") }
+        let form = try await fixture.deviceLoginForm(started.userCode, browser: &browser, flow: &flow)
         let callback = "\(EngineFixture.issuer)/oauth/device/callback"
         let forged = ClientAnswer(redirectURI: callback, mode: .query, [("error", "access_denied"), ("state", "not-the-flow's")])
         let ignored = await fixture.deviceCallback(forged, flow: flow, browser: &browser)
@@ -168,9 +164,7 @@ struct DeviceSecondFactorTests {
         let started = try await fixture.startDevice()
         var browser = BrowserContext()
         var flow: String?
-        let confirmation = try await fixture.deviceConfirmation(started.userCode, browser: &browser)
-        let signIn = try await fixture.decide(confirmation, browser: &browser, flow: &flow)
-        guard case .signIn(.loginForm(let form)) = signIn.outcome else { throw UnexpectedOutcome("\(signIn.outcome)") }
+        let form = try await fixture.deviceLoginForm(started.userCode, browser: &browser, flow: &flow)
         let outcome = try await fixture.submit(form, browser: &browser)
         let page = try EngineFixture.require(outcome.secondStepPage, "the second-step page, got \(outcome)")
         let id = EngineFixture.lastPathComponent(page)
