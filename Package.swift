@@ -108,7 +108,7 @@ let package = Package(
         // "Engine unit tests"). No YAML, no files, no sockets: it depends on no app, backend or HTTP target.
         .target(name: "EngineTesting", dependencies: [
             "OAuthEngine", "StoreTesting", "StoreContracts", "StaticConnector", "IdentityConfig", "IdentityCore", "JOSE", "OneTimePassword",
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "StaticConnector", dependencies: [
             "IdentityCore", .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -88,10 +88,11 @@ extension EngineFixture {
         return code
     }
 
-    /// `POST /oauth/token` with `pairs`, authenticated with `basic` (the app's credentials by default).
+    /// `POST /oauth/token` with `pairs`, authenticated with `basic` (the app's credentials by default),
+    /// with `dpop` as its `DPoP` header values.
     public func token(_ pairs: [(String, String)], basic: BasicCredentials? = EngineFixture.appCredentials,
-                      clientAddress: String? = nil) async throws -> TokenResponse {
-        try await engine.tokens.token(try Self.parameters(pairs), basic: basic, clientAddress: clientAddress)
+                      clientAddress: String? = nil, dpop: [String] = []) async throws -> TokenResponse {
+        try await engine.tokens.token(try Self.parameters(pairs), basic: basic, clientAddress: clientAddress, dpopProofs: dpop)
     }
 
     /// `grant_type=authorization_code` for `code`, with ``verifier`` unless `verifier` is nil.

@@ -31,6 +31,9 @@ public struct AuthService: Sendable {
     /// Native SSO across the environment's apps on one device (OpenID Connect Native SSO for
     /// Mobile Apps 1.0, docs/native-sso.md): the `device_sso` scope and the device secret exchange.
     public var nativeSSO = false
+    /// DPoP (RFC 9449, docs/dpop.md): whether its clients must bind their tokens to a key, and
+    /// whether proofs must carry a server nonce. Nil: DPoP is used when a client sends a proof.
+    public var dpop: DPoPSettings?
     /// The API scopes (of `apiResources`) this service's clients may ask for; nil: every declared one.
     public var allowedScopes: [String]?
     /// Authorization requests must be pushed first (`POST /oauth/par`, RFC 9126).
@@ -79,6 +82,20 @@ public struct AuthService: Sendable {
         self.provider = provider
         self.location = location
         self.keyPath = keyPath
+    }
+}
+
+/// `dpop` of an auth service (docs/dpop.md).
+public struct DPoPSettings: Sendable, Equatable {
+    /// Tokens of this service's clients are always DPoP-bound: a token request without a proof is refused.
+    public var required: Bool
+    /// Proofs must carry a fresh server nonce (`DPoP-Nonce`, RFC 9449 §8): a proof made in
+    /// advance by a compromised device is worthless.
+    public var nonce: Bool
+
+    public init(required: Bool = false, nonce: Bool = false) {
+        self.required = required
+        self.nonce = nonce
     }
 }
 

@@ -133,6 +133,7 @@ package struct BrokerConfigReader {
         let deviceGrant = reader.section("deviceGrant") { readDeviceGrant($0) } ?? nil
         let tokenExchange = reader.section("tokenExchange") { readTokenExchange($0) }
         let nativeSSO = reader.bool("nativeSSO") ?? false
+        let dpop = reader.section("dpop") { DPoPSettings(required: $0.bool("required") ?? false, nonce: $0.bool("nonce") ?? false) }
         let allowedScopes = reader.strings("allowedScopes")
         let requirePar = reader.bool("requirePar") ?? false
         let mfa = reader.section("mfa") { readMFA($0) } ?? .off
@@ -156,6 +157,7 @@ package struct BrokerConfigReader {
         service.deviceGrant = deviceGrant
         service.tokenExchange = tokenExchange
         service.nativeSSO = nativeSSO
+        service.dpop = dpop
         return service
     }
 

@@ -267,4 +267,16 @@ public struct DataLink: Sendable {
     /// Only tokens of sign-ins that included a second factor may use the link; others get the
     /// RFC 9470 challenge (`insufficient_user_authentication`) to step up.
     public var requireMfa = false
+
+    /// A data link as configuration would read it; built in code (tests), `authServices` nil
+    /// (every auth service of the environment) and no second factor required unless set.
+    public init(name: String, url: URL, authKey: String? = nil, authServices: [String]? = nil, timeoutSeconds: Int,
+                requireMfa: Bool = false) {
+        self.name = name
+        self.url = url
+        self.authKey = authKey
+        self.authServices = authServices
+        self.timeoutSeconds = timeoutSeconds
+        self.requireMfa = requireMfa
+    }
 }

@@ -170,5 +170,7 @@ extension PostgresMigrations {
             """,
             "CREATE INDEX device_authorizations_expiry ON device_authorizations (expires_at)",
         ]),
+        // DPoP (RFC 9449): the key a token family is bound to.
+        ("v14-dpop", ["ALTER TABLE token_families ADD COLUMN dpop_jkt TEXT"]),
     ]
 }

@@ -120,11 +120,12 @@ extension PostgresStore: TokenFamilyStore {
     static func insert(_ family: TokenFamily, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("""
             INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
+                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims,
+                dpop_jkt)
             VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
                 \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
                 \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated),
-                \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)))
+                \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)), \(family.dpopJkt))
             """, logger: logger)
         if let expiry = family.refreshExpiresAt {
             try await connection.query(Self.extendSession(to: expiry, usedAt: family.createdAt, sessionId: family.sessionId), logger: logger)
@@ -224,11 +225,11 @@ extension PostgresStore: TokenFamilyStore {
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims, dpop_jkt
         """
 
     /// How many columns `familyColumns` has (where the next table's columns start in a join).
-    static let familyColumnCount = 15
+    static let familyColumnCount = 16
 
     /// `familyColumns` of the table alias `f`, for joins (made once, not per query).
     static let familyColumnsOfF = qualified(familyColumns, alias: "f")
@@ -254,6 +255,7 @@ extension PostgresStore: TokenFamilyStore {
             rotatedAt: Date(pg: try row[offset + 10].decode(Double?.self)), graceResponse: try row[offset + 11].decode(Data?.self),
             clientAuthenticated: try row[offset + 12].decode(Bool.self),
             resources: TokenFamily.decode(try row[offset + 13].decode(String?.self)),
-            claims: ClaimsRequest.decode(try row[offset + 14].decode(String?.self)))
+            claims: ClaimsRequest.decode(try row[offset + 14].decode(String?.self)),
+            dpopJkt: try row[offset + 15].decode(String?.self))
     }
 }

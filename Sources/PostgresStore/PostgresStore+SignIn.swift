@@ -43,11 +43,12 @@ extension PostgresStore {
                 RETURNING 1
             )
             INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
+                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims,
+                dpop_jkt)
             VALUES (\(family.id), \(family.sessionId), \(family.clientId), \(family.scope), \(family.nonce),
                 \(family.createdAt.pg), \(family.revokedAt?.pg), \(family.refreshHash), \(family.refreshExpiresAt?.pg),
                 \(family.previousRefreshHash), \(family.rotatedAt?.pg), \(family.graceResponse), \(family.clientAuthenticated),
-                \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)))
+                \(TokenFamily.encode(family.resources)), \(ClaimsRequest.encode(family.claims)), \(family.dpopJkt))
             """)
     }
 }

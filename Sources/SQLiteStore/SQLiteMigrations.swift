@@ -179,6 +179,10 @@ extension SQLiteStore {
                 CREATE INDEX device_authorizations_expiry ON device_authorizations(expires_at);
                 """)
         }
+        migrator.registerMigration("v16-dpop") { db in
+            // DPoP (RFC 9449): the key a token family is bound to.
+            try db.execute(sql: "ALTER TABLE token_families ADD COLUMN dpop_jkt TEXT")
+        }
         return migrator
     }
 }

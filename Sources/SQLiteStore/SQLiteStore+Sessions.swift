@@ -155,13 +155,13 @@ extension SQLiteStore: TokenFamilyStore {
     static func insertRow(_ family: TokenFamily, in db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO token_families (id, session_id, client_id, scope, nonce, created_at, revoked_at,
-                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                refresh_hash, refresh_expires_at, previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims, dpop_jkt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [family.id, family.sessionId, family.clientId, family.scope, family.nonce,
                              family.createdAt.sql, family.revokedAt?.sql, family.refreshHash,
                              family.refreshExpiresAt?.sql, family.previousRefreshHash, family.rotatedAt?.sql,
                              family.graceResponse, family.clientAuthenticated, TokenFamily.encode(family.resources),
-                             ClaimsRequest.encode(family.claims)])
+                             ClaimsRequest.encode(family.claims), family.dpopJkt])
     }
 
     public func family(id: String) async throws -> TokenFamily? {
@@ -273,11 +273,11 @@ extension SQLiteStore: TokenFamilyStore {
     /// The columns `family(from:at:)` reads, in its order; select exactly these.
     static let familyColumns = """
         id, session_id, client_id, scope, nonce, created_at, revoked_at, refresh_hash, refresh_expires_at, \
-        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims
+        previous_refresh_hash, rotated_at, grace_response, client_authenticated, resources, claims, dpop_jkt
         """
 
     /// How many columns `familyColumns` has (where the next table's columns start in a join).
-    static let familyColumnCount = 15
+    static let familyColumnCount = 16
 
     /// `familyColumns` of the table alias `f`, for joins (made once, not per query).
     static let familyColumnsOfF = qualified(familyColumns, alias: "f")
@@ -295,6 +295,6 @@ extension SQLiteStore: TokenFamilyStore {
             revokedAt: Date(sql: row[offset + 6]), refreshHash: row[offset + 7],
             refreshExpiresAt: Date(sql: row[offset + 8]), previousRefreshHash: row[offset + 9],
             rotatedAt: Date(sql: row[offset + 10]), graceResponse: row[offset + 11], clientAuthenticated: row[offset + 12],
-            resources: TokenFamily.decode(row[offset + 13]), claims: ClaimsRequest.decode(row[offset + 14]))
+            resources: TokenFamily.decode(row[offset + 13]), claims: ClaimsRequest.decode(row[offset + 14]), dpopJkt: row[offset + 15])
     }
 }

@@ -49,6 +49,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var responseMode: ResponseMode?
     /// `acr_values` or an essential `acr` claim asked for a second factor (nil: not asked).
     public var stepUp: StepUp?
+    /// `dpop_jkt` (RFC 9449 §10): the code goes only to a token request proving this key.
+    public var dpopJkt: String?
     /// Set once the first factor passed and a second step (an AuthLink challenge, a second
     /// factor, an enrolment) is outstanding (docs/mfa.md).
     public var secondStep: SecondStep?
@@ -95,10 +97,13 @@ public struct AuthorizationCode: Sendable, Codable, Equatable {
     public var claims: ClaimsRequest?
     /// `access_type=online`: the tokens come without a refresh token.
     public var online: Bool?
+    /// `dpop_jkt` of the authorization (RFC 9449 §10): redeemed only with a proof of this key.
+    public var dpopJkt: String?
 
     public init(hash: String, clientId: String, redirectURI: String, scope: String, nonce: String?,
                 codeChallenge: String?, sessionId: String, createdAt: Date, expiresAt: Date, resources: [String]? = nil,
-                claims: ClaimsRequest? = nil, online: Bool? = nil) {
+                claims: ClaimsRequest? = nil, online: Bool? = nil, dpopJkt: String? = nil) {
+        self.dpopJkt = dpopJkt
         self.resources = resources
         self.claims = claims
         self.online = online

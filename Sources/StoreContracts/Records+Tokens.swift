@@ -28,11 +28,15 @@ public struct TokenFamily: Sendable, Equatable {
     public var resources: [String]?
     /// OIDC `claims` asked for at authorization: what the ID tokens and userinfo add.
     public var claims: ClaimsRequest?
+    /// DPoP (RFC 9449): the JWK thumbprint of the key every token of the family is bound to, fixed
+    /// when the family is issued; nil for bearer tokens.
+    public var dpopJkt: String?
 
     public init(id: String, sessionId: String, clientId: String, scope: String, nonce: String?, createdAt: Date,
                 revokedAt: Date? = nil, refreshHash: String?, refreshExpiresAt: Date?, previousRefreshHash: String? = nil,
                 rotatedAt: Date? = nil, graceResponse: Data? = nil, clientAuthenticated: Bool = false, resources: [String]? = nil,
-                claims: ClaimsRequest? = nil) {
+                claims: ClaimsRequest? = nil, dpopJkt: String? = nil) {
+        self.dpopJkt = dpopJkt
         self.resources = resources
         self.claims = claims
         self.id = id

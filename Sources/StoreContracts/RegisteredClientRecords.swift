@@ -28,6 +28,9 @@ public struct RegisteredClient: Sendable, Codable, Equatable {
     /// RFC 7591 metadata `web_origins`, as registered: exact origins and `+` (the origins of the
     /// http(s) redirect URIs); nil for instances registered without (and before the field existed).
     public var webOrigins: [String]?
+    /// RFC 9449 §5.2 metadata `dpop_bound_access_tokens`: the instance always uses DPoP, so a token
+    /// request of it without a proof is refused. Nil (false) for instances registered without.
+    public var dpopBoundAccessTokens: Bool?
 
     public init(clientId: String, appKey: String, softwareId: String, deviceType: String, redirectURIs: [String],
                 scope: String, grantTypes: [String], secretHash: String, registrationTokenHash: String,
@@ -65,6 +68,7 @@ extension RegisteredClient {
         merged.deviceType = update.deviceType
         merged.redirectURIs = update.redirectURIs
         merged.webOrigins = update.webOrigins
+        merged.dpopBoundAccessTokens = update.dpopBoundAccessTokens
         merged.registrationTokenHash = update.registrationTokenHash
         return merged
     }

@@ -20,6 +20,7 @@ extension AuthorizationCode {
         object["codeChallenge"] = codeChallenge.map { .string($0) }
         object["resources"] = resources.map { .array($0.map { .string($0) }) }
         object["online"] = online.map { .bool($0) }
+        object["dpopJkt"] = dpopJkt.map { .string($0) }
         return Data(JSONValue.serialize(object: object))
     }
 
@@ -27,12 +28,13 @@ extension AuthorizationCode {
     public static func fromStoredJSON(_ data: Data) throws -> AuthorizationCode {
         if case .object(let object)? = JSONValue(parsing: data) {
             var reader = StoredObject(object)
-            let code = AuthorizationCode(
+            var code = AuthorizationCode(
                 hash: reader.string("hash") ?? "", clientId: reader.string("clientId") ?? "",
                 redirectURI: reader.string("redirectURI") ?? "", scope: reader.string("scope") ?? "",
                 nonce: reader.optionalString("nonce"), codeChallenge: reader.optionalString("codeChallenge"),
                 sessionId: reader.string("sessionId") ?? "", createdAt: reader.date("createdAt"), expiresAt: reader.date("expiresAt"),
                 resources: reader.optionalStrings("resources"), claims: nil, online: reader.optionalBool("online"))
+            code.dpopJkt = reader.optionalString("dpopJkt")
             reader.absent("claims")
             if reader.complete { return code }
         }
@@ -72,6 +74,7 @@ extension PendingAuthorization {
         object["online"] = online.map { .bool($0) }
         object["responseMode"] = responseMode.map { .string($0.rawValue) }
         object["stepUp"] = stepUp.map { .string($0.rawValue) }
+        object["dpopJkt"] = dpopJkt.map { .string($0) }
         return Data(JSONValue.serialize(object: object))
     }
 
@@ -91,6 +94,7 @@ extension PendingAuthorization {
                 lastError: reader.optionalString("lastError"))
             pending.resources = reader.optionalStrings("resources")
             pending.maxAge = reader.optionalInt("maxAge")
+            pending.dpopJkt = reader.optionalString("dpopJkt")
             pending.online = reader.optionalBool("online")
             let responseMode = reader.optionalString("responseMode")
             pending.responseMode = responseMode.flatMap(ResponseMode.init(rawValue:))

@@ -121,6 +121,23 @@ extension StoreConformance {
         #expect(try await roles.sessions.session(id: "s1")?.lastUsedAt == refreshed)
     }
 
+    static func dpopBinding(_ roles: StoreRoles) async throws {
+        let now = StoreFixtures.now
+        let jkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+        try await roles.sessions.insertSession(StoreFixtures.session("s1"))
+        var bound = StoreFixtures.family("f1", session: "s1", refresh: "r1")
+        bound.dpopJkt = jkt
+        try await roles.families.insertFamily(bound)
+        try await roles.families.insertFamily(StoreFixtures.family("f2", session: "s1", refresh: "r2"))
+        #expect(try await roles.families.family(id: "f1")?.dpopJkt == jkt)
+        #expect(try await roles.families.family(id: "f2")?.dpopJkt == nil)
+        #expect(try await roles.families.rotateRefresh(familyId: "f1", from: "r1", to: "r1b", expiresAt: now.addingTimeInterval(900),
+                                                       graceResponse: nil, at: now))
+        #expect(try await roles.families.family(refreshHash: "r1b")?.0.dpopJkt == jkt)
+        #expect(try await roles.families.family(refreshHash: "r1")?.0.dpopJkt == jkt)
+        #expect(try await roles.accessTokens.accessContext(familyId: "f1", jti: "j1")?.family.dpopJkt == jkt)
+    }
+
     static func accountListing(_ roles: StoreRoles) async throws {
         let now = StoreFixtures.now
         for id in ["s1", "s2", "s3"] { try await roles.sessions.insertSession(StoreFixtures.session(id)) }

@@ -55,6 +55,8 @@ public enum StoreConformance {
         StoreCheck("sessions: reuse noted; the account page's apps: unrevoked families of the sessions, oldest first", accountListing),
         // token families (+Families)
         StoreCheck("families: rotation is compare-and-swap, the previous hash still finds the family", refreshRotation),
+        StoreCheck("families: the DPoP key a family is bound to reads back by id, refresh token, rotation and access context",
+                   dpopBinding),
         StoreCheck("per-app revocation: a session ends only when its last family is revoked; an instance's families everywhere",
                    perAppRevocation),
         // what validation reads, signing keys, load (+Tokens)

@@ -12,7 +12,7 @@ enum CrossOrigin {
     /// Request headers a browser app may send (`DPoP` for sender-constrained tokens).
     static let allowedHeaders = "Authorization, Content-Type, DPoP"
     /// Response headers a page may read beyond the CORS-safelisted ones.
-    static let exposedHeaders = "WWW-Authenticate, Retry-After"
+    static let exposedHeaders = "WWW-Authenticate, Retry-After, DPoP-Nonce"
     /// Seconds a browser may keep a preflight's answer (Chromium keeps at most 7200). Short, so
     /// an origin taken off `webOrigins` stops working soon after a reload.
     static let maxAge = "600"

@@ -50,10 +50,13 @@ struct DataLinkController {
         } catch {
             throw OAuthError.invalidRequest("The path may not contain dot segments, encoded '/' or '\\', or NUL.")
         }
-        guard let token = try SessionController.bearer(request) else {
-            throw OAuthError.invalidToken("Send the access token as Authorization: Bearer.")
+        guard let presented = try PresentedAccessToken.fromHeader(request, issuer: services.issuer) else {
+            throw OAuthError.invalidToken("Send the access token as Authorization: Bearer (or DPoP with a proof).")
         }
-        let target = try await services.engine.validation.dataLinkTarget(name: name, accessToken: token)
+        let target = try await presented.answering {
+            try await services.engine.validation.dataLinkTarget(name: name, accessToken: presented.token,
+                                                                presented: presented.presentation)
+        }
         let length = request.headers.value(.contentLength).flatMap(Int.init)
         if let length, length > Self.maxBodyBytes {
             throw OAuthError.gatewayBodyTooLarge

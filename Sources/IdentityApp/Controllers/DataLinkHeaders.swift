@@ -20,7 +20,7 @@ enum DataLinkHeaders {
     ]
     /// Request headers never forwarded as the caller sent them.
     static let callerOnly: Set<String> = [
-        "host", "content-length", "authorization", "cookie", "cookie2", "forwarded", "x-real-ip", "x-auth-key",
+        "host", "content-length", "authorization", "dpop", "cookie", "cookie2", "forwarded", "x-real-ip", "x-auth-key",
         // Headers some backends route or dispatch by (IIS, Symfony, method overrides): the path and
         // method the gateway checked are the ones the data link must act on.
         "x-original-url", "x-rewrite-url", "x-http-method-override", "x-http-method", "x-method-override",

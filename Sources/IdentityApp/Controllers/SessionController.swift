@@ -14,13 +14,20 @@ struct SessionController {
         // struct would be copied out of the engine and released again.
         let validation = engine.validation
         let introspection = engine.introspection
+        let issuer = services.issuer
         group.refuseOtherMethods("oauth/validate", allow: [.get])
         group.get("oauth/validate") { request, _ in
             let parameters = try RequestParameters.query(request)
-            guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
+            let basic = try RequestParameters.basic(request)
+            // A back end authenticated as the environment (Basic) asks about the token its app sent:
+            // the answer names a DPoP key (`cnf`) for the back end to check the app's proof against.
+            let asked = basic == nil ? nil : parameters["access_token"].map { PresentedAccessToken(token: $0, presentation: .inspection) }
+            guard let presented = try asked ?? PresentedAccessToken.from(request, parameters: parameters, issuer: issuer) else {
                 throw OAuthError.invalidRequest("The parameter 'access_token' is required.")
             }
-            let view = try await validation.validate(accessToken: token, basic: try RequestParameters.basic(request))
+            let view = try await presented.answering {
+                try await validation.validate(accessToken: presented.token, basic: basic, presented: presented.presentation)
+            }
             return Responses.json(object: view.body)
         }
         group.refuseOtherMethods("oauth/introspect", allow: [.post])
@@ -56,10 +63,12 @@ struct SessionController {
 
     /// The claims of the token's user; `client` becomes the token's client once it is verified.
     private func userInfo(_ request: Request, parameters: OAuthParameters, client: inout WebOriginPolicy.RequestClient) async throws -> Response {
-        guard let token = try Self.bearer(request) ?? parameters["access_token"] else {
+        guard let presented = try PresentedAccessToken.from(request, parameters: parameters, issuer: services.issuer) else {
             throw OAuthError.invalidToken("An access token is required.")
         }
-        let answer = try await engine.validation.userInfo(accessToken: token)
+        let answer = try await presented.answering {
+            try await engine.validation.userInfo(accessToken: presented.token, presented: presented.presentation)
+        }
         client = .resolved(answer.client)
         return Responses.json(object: answer.claims)
     }

@@ -14,7 +14,8 @@ struct TokenController {
             let parameters = try await RequestParameters.body(request, context: context)
             let basic = try RequestParameters.basic(request)
             client = WebOriginPolicy.namedClient(parameters, basic: basic)
-            let response = try await tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context))
+            let response = try await tokens.token(parameters, basic: basic, clientAddress: services.clientAddress(request, context),
+                                                  dpopProofs: request.headers[values: .dpop], path: request.uri.path)
             return Responses.json(bytes: response.serialized)
         }
         // RFC 9126: pushed authorization requests, authenticated as here.
@@ -22,7 +23,9 @@ struct TokenController {
         group.post("oauth/par") { request, context in
             let parameters = try await RequestParameters.body(request, context: context)
             let pushed = try await services.engine.pushedAuthorizations.push(parameters, basic: try RequestParameters.basic(request),
-                                                                             clientAddress: services.clientAddress(request, context))
+                                                                             clientAddress: services.clientAddress(request, context),
+                                                                             dpopProofs: request.headers[values: .dpop],
+                                                                             path: request.uri.path)
             return Responses.json(pushed, status: .created)
         }
     }

@@ -9,4 +9,8 @@ extension HTTPField.Name {
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     static let kinveyRequestId = HTTPField.Name("X-Kinvey-Request-Id")!
     static let authKey = HTTPField.Name("X-Auth-Key")!
+    /// RFC 9449: the proof of possession a request carries.
+    static let dpop = HTTPField.Name("DPoP")!
+    /// RFC 9449 §8: a server nonce for the next DPoP proof.
+    static let dpopNonce = HTTPField.Name("DPoP-Nonce")!
 }

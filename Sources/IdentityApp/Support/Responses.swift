@@ -36,7 +36,14 @@ enum Responses {
         var body: [String: String] = ["error": error.code.rawValue]
         if !error.errorDescription.isEmpty { body["error_description"] = error.errorDescription }
         var response = json(body, status: .init(code: error.status))
-        if error.code == .invalidClient && error.status == 401 {
+        if error.dpopChallenge {
+            // RFC 9449 §7.1: the DPoP scheme's challenge, with the algorithms proofs may use.
+            var challenge = #"DPoP error="\#(error.code.rawValue)", algs="\#(dpopAlgorithms)""#
+            if error.code == .insufficientUserAuthentication {
+                challenge += #", acr_values="\#(AuthenticationContext.secondFactor)""#
+            }
+            response.headers[.wwwAuthenticate] = challenge
+        } else if error.code == .invalidClient && error.status == 401 {
             response.headers[.wwwAuthenticate] = #"Basic realm="idconnect""#
         } else if error.code == .invalidToken {
             response.headers[.wwwAuthenticate] = #"Bearer error="invalid_token""#
@@ -46,8 +53,12 @@ enum Responses {
                 #"Bearer error="insufficient_user_authentication", acr_values="\#(AuthenticationContext.secondFactor)""#
         }
         if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        if let nonce = error.dpopNonce { response.headers[.dpopNonce] = nonce }
         return response
     }
+
+    /// `algs` of a DPoP challenge: what `dpop_signing_alg_values_supported` names.
+    private static let dpopAlgorithms = DPoPProofChecker.algorithms.map(\.rawValue).sorted().joined(separator: " ")
 
     static func redirect(_ location: String, status: HTTPResponse.Status = .found) -> Response {
         Response(status: status, headers: [.location: location, .cacheControl: "no-store"])

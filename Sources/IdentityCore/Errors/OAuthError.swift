@@ -39,6 +39,10 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let slowDown = Code(rawValue: "slow_down")
         /// RFC 8628 §3.5: the device code expired; the device starts again.
         public static let expiredToken = Code(rawValue: "expired_token")
+        /// RFC 9449 §5, §7.1: the DPoP proof is missing, malformed, replayed or of another key.
+        public static let invalidDPoPProof = Code(rawValue: "invalid_dpop_proof")
+        /// RFC 9449 §8, §9: sign the proof again with the nonce of the `DPoP-Nonce` header.
+        public static let useDPoPNonce = Code(rawValue: "use_dpop_nonce")
         /// A second factor is needed (docs/mfa.md): the description says what to do.
         public static let mfaRequired = Code(rawValue: "mfa_required")
         public static let invalidRedirectURI = Code(rawValue: "invalid_redirect_uri")
@@ -56,6 +60,11 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var debug: String?
     /// Seconds after which a retry may succeed (429, 503): sent as `Retry-After`.
     public var retryAfter: Int?
+    /// A fresh DPoP server nonce (RFC 9449 §8): sent as `DPoP-Nonce`.
+    public var dpopNonce: String?
+    /// A resource request that used or needs DPoP: the challenge is `WWW-Authenticate: DPoP`
+    /// (RFC 9449 §7.1) instead of `Bearer`.
+    public var dpopChallenge = false
 
     public init(_ code: Code, _ description: String, status: Int? = nil, debug: String? = nil, retryAfter: Int? = nil) {
         self.code = code

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import JOSE
 import StoreContracts
 
 /// A checked authorization request (`GET /oauth/auth`, `POST /oauth/auth`),
@@ -29,6 +30,8 @@ public struct AuthorizationRequest: Sendable {
     public var responseMode: ResponseMode = .query
     /// `acr_values` or an essential `acr` claim asked for a second factor (docs/mfa.md).
     public var stepUp: StepUp?
+    /// `dpop_jkt` (RFC 9449 §10): the code may only be redeemed with a DPoP proof of this key.
+    public var dpopJkt: String?
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer, mode: responseMode) }
@@ -144,6 +147,10 @@ extension AuthorizationRequest {
         if parameters["request_uri"] != nil {
             throw .redirect(OAuthError(.requestURINotSupported, "Only request_uri values from the pushed authorization endpoint are supported."), target)
         }
+        let dpopJkt = parameters["dpop_jkt"]
+        if let dpopJkt, !JWKThumbprint.isWellFormed(dpopJkt) {
+            throw .redirect(.invalidRequest("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters)."), target)
+        }
         var maxAge: Int?
         if let text = parameters["max_age"] {
             guard let value = Int(text), value >= 0, value <= 1_000_000_000 else {
@@ -186,6 +193,6 @@ extension AuthorizationRequest {
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
             prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online,
-            issuer: issuer, responseMode: responseMode, stepUp: stepUp)
+            issuer: issuer, responseMode: responseMode, stepUp: stepUp, dpopJkt: dpopJkt)
     }
 }

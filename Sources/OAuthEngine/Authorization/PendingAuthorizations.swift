@@ -128,7 +128,7 @@ public struct PendingAuthorizations: Sendable {
             hash: Secrets.hash(code), clientId: pending.clientId, redirectURI: pending.redirectURI,
             scope: pending.scope, nonce: pending.nonce, codeChallenge: pending.codeChallenge, sessionId: session.id,
             createdAt: now, expiresAt: now.addingTimeInterval(TimeInterval(client.service.grantTtl)), resources: pending.resources,
-            claims: pending.claims, online: pending.online))
+            claims: pending.claims, online: pending.online, dpopJkt: pending.dpopJkt))
     }
 }
 
@@ -145,5 +145,6 @@ extension PendingAuthorization {
         online = request.online ? true : nil
         responseMode = request.responseMode == .query ? nil : request.responseMode
         stepUp = request.stepUp
+        dpopJkt = request.dpopJkt
     }
 }

@@ -24,13 +24,15 @@ public struct PushedAuthorizations: Sendable {
     let grantStore: any OneTimeGrantStore
     let clients: ClientRegistry
     let rateLimiter: RateLimiter
+    let dpop: DPoPGate
 
     public static let lifetime = 60
     public static let uriPrefix = "urn:ietf:params:oauth:request_uri:"
 
-    /// Checks and stores a pushed request; errors are the token endpoint's JSON errors.
+    /// Checks and stores a pushed request; errors are the token endpoint's JSON errors. A DPoP
+    /// proof (`dpopProofs`, RFC 9449 §10.1) binds the code to its key, as `dpop_jkt` would.
     public func push(_ parameters: OAuthParameters, basic: BasicCredentials?,
-                     clientAddress: String?) async throws -> PushedAuthorizationResponse {
+                     clientAddress: String?, dpopProofs: [String] = [], path: String = "/oauth/par") async throws -> PushedAuthorizationResponse {
         let state = context.state
         let caller = try await clients.authenticate(parameters, basic: basic, in: state)
         if let named = parameters["client_id"], named != caller.client.clientId {
@@ -41,6 +43,13 @@ public struct PushedAuthorizations: Sendable {
         }
         var pairs = parameters.pairs.filter { $0.0 != "client_secret" && $0.0 != "client_assertion" && $0.0 != "client_assertion_type" }
         if parameters["client_id"] == nil { pairs.append(("client_id", caller.client.clientId)) }
+        if let proven = try await dpop.tokenRequest(proofs: dpopProofs, path: path, client: caller.client, proofRequired: false) {
+            switch parameters["dpop_jkt"] {
+            case nil: pairs.append(("dpop_jkt", proven))
+            case proven?: break
+            default: throw DPoPGate.invalidProof("dpop_jkt names another key than the DPoP proof's.", resource: false)
+            }
+        }
         let pushed = try OAuthParameters(pairs: pairs)
         do {
             _ = try await AuthorizationRequest.parse(pushed, issuer: context.issuer) { try await clients.resolve($0, in: state) }

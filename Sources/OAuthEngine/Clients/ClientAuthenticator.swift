@@ -48,6 +48,9 @@ public struct AuthenticatedClient: Sendable {
     public let client: ResolvedClient
     /// True when the client proved its secret (Basic or `client_secret`).
     public let authenticated: Bool
+    /// The JWK thumbprint of the key this token request proved with a DPoP proof (RFC 9449), nil
+    /// without one: the new tokens are bound to it (docs/dpop.md).
+    public var dpopJkt: String? = nil
 }
 
 /// Client identification and authentication, exactly as in

@@ -63,6 +63,8 @@ public struct DiscoveryEndpoint: Sendable {
             "claims_parameter_supported": .bool(true),
             // RFC 9207: every answer to the redirect URI names the issuer (`iss`).
             "authorization_response_iss_parameter_supported": .bool(true),
+            // RFC 9449 §5.1: DPoP proofs are checked wherever tokens are issued or used.
+            "dpop_signing_alg_values_supported": list(DPoPProofChecker.algorithms.map(\.rawValue).sorted()),
         ]
         // RFC 8628: named once an auth service allows it (`deviceGrant`), as its grant type is.
         if Self.services(state).contains(where: { $0.deviceGrant != nil }) {

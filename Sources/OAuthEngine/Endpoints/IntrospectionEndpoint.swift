@@ -27,19 +27,21 @@ public struct IntrospectionEndpoint: Sendable {
     private func introspectAccess(_ token: String, caller: AuthenticatedClient) async throws -> JSONMembers? {
         let verified: VerifiedAccessToken
         do {
-            verified = try await validation.verifyAndRefreshSession(token)
+            verified = try await validation.verifyAndRefreshSession(token, presented: .inspection)
         } catch let error as OAuthError where error.code == .invalidToken {
             return nil
         }
         guard verified.client.appKey == caller.client.appKey else { return nil }
         var answer: JSONMembers = [
             "active": .bool(true), "scope": .string(verified.scope), "client_id": .string(verified.family.clientId),
-            "username": .string(verified.session.userId), "token_type": .string("Bearer"),
+            "username": .string(verified.session.userId), "token_type": .string(verified.family.dpopJkt == nil ? "Bearer" : "DPoP"),
             "exp": .int(verified.expiresAt.epochSeconds), "iat": .int(verified.issuedAt.epochSeconds),
             "sub": .string(verified.session.subject), "aud": Audience(verified.audiences).json, "iss": .string(context.issuer),
             "jti": .string(verified.jti),
         ]
         if let act = verified.act { answer.append("act", act) }
+        // RFC 9449 §6.2: the key a DPoP-bound token is bound to.
+        if let jkt = verified.family.dpopJkt { answer.append("cnf", .object(["jkt": .string(jkt)])) }
         return answer
     }
 
@@ -50,10 +52,12 @@ public struct IntrospectionEndpoint: Sendable {
               let client = try await clients.resolve(family.clientId), client.appKey == caller.client.appKey,
               let session = try await sessionStore.session(id: family.sessionId),
               session.isActive(at: context.clock.now()) else { return nil }
-        return [
+        var answer: JSONMembers = [
             "active": .bool(true), "scope": .string(family.scope), "client_id": .string(family.clientId),
             "username": .string(session.userId), "token_type": .string("refresh_token"), "exp": .int(expiry.epochSeconds),
             "sub": .string(session.subject), "iss": .string(context.issuer),
         ]
+        if let jkt = family.dpopJkt { answer.append("cnf", .object(["jkt": .string(jkt)])) }
+        return answer
     }
 }

@@ -21,6 +21,8 @@ public struct RegistrationResponse: Sendable, Encodable {
     public var token_endpoint_auth_method = "client_secret_basic"
     /// Browser origins that may read this instance's answers (CORS), as registered; absent when none.
     public var web_origins: [String]?
+    /// RFC 9449 §5.2: the instance's tokens are always DPoP-bound; absent when false.
+    public var dpop_bound_access_tokens: Bool?
 }
 
 /// Dynamic registration of mobile app instances (RFC 7591, RFC 7592;
@@ -66,13 +68,15 @@ public struct RegistrationEndpoint: Sendable {
         let statement = try SoftwareStatement.verify(statementJWT, trust: trust, softwareId: softwareId, now: now)
         let redirectURIs = try requestedRedirectURIs(body, allowed: statement.redirectURIs)
         let webOrigins = try requestedWebOrigins(body, allowed: statement.webOrigins)
+        let dpopBound = try requestedDPoPBinding(body)
         let secret = Secrets.randomToken()
         let registrationToken = Secrets.randomToken()
-        let instance = RegisteredClient(
+        var instance = RegisteredClient(
             clientId: "dyn~\(softwareId)~\(UUID().uuidString.lowercased())", appKey: environment.appKey, softwareId: softwareId,
             deviceType: deviceType, redirectURIs: redirectURIs, scope: statement.scope, grantTypes: statement.grantTypes,
             secretHash: Secrets.hash(secret), registrationTokenHash: Secrets.hash(registrationToken), createdAt: now,
             webOrigins: webOrigins)
+        instance.dpopBoundAccessTokens = dpopBound
         try await instanceStore.insertRegisteredClient(instance)
         context.audit.record(AuditEvent(.instanceRegistered, [
             "client": instance.clientId, "app_key": environment.appKey, "software_id": softwareId,
@@ -111,6 +115,7 @@ public struct RegistrationEndpoint: Sendable {
             }
             instance.deviceType = text
         }
+        if body["dpop_bound_access_tokens"] != nil { instance.dpopBoundAccessTokens = try requestedDPoPBinding(body) }
         if let environment = context.state.config.environments.first(where: { $0.appKey == instance.appKey }),
            let trust = environment.registration?.softwareStatements[instance.softwareId],
            let jwt = body["software_statement"]?.stringValue {
@@ -180,7 +185,16 @@ public struct RegistrationEndpoint: Sendable {
             client_id_issued_at: Int(instance.createdAt.timeIntervalSince1970), software_id: instance.softwareId,
             device_type: instance.deviceType, redirect_uris: instance.redirectURIs, grant_types: instance.grantTypes,
             response_types: instance.grantTypes.contains("authorization_code") ? ["code"] : [], scope: instance.scope,
-            web_origins: instance.webOrigins)
+            web_origins: instance.webOrigins, dpop_bound_access_tokens: instance.dpopBoundAccessTokens == true ? true : nil)
+    }
+
+    /// The body's `dpop_bound_access_tokens` (RFC 9449 §5.2): true, or nil for false and absent.
+    private func requestedDPoPBinding(_ body: [String: JSONValue]) throws -> Bool? {
+        switch body["dpop_bound_access_tokens"] {
+        case nil, .bool(false)?: return nil
+        case .bool(true)?: return true
+        default: throw OAuthError(.invalidClientMetadata, "dpop_bound_access_tokens must be true or false.")
+        }
     }
 
     private func field(_ body: [String: JSONValue], _ name: String) throws -> String {

@@ -38,6 +38,8 @@ extension TokenView {
         var body = values
         body["expires_in"] = .int(Int64(max(0, verified.expiresAt.timeIntervalSince(now).rounded(.down))))
         body["datalink_headers"] = .object(headers.mapValues { .string($0) })
+        // DPoP (docs/dpop.md): the key a bound token is bound to, for a back end that checks the app's proof itself.
+        if let jkt = verified.family.dpopJkt { body["cnf"] = .object(["jkt": .string(jkt)]) }
         return TokenView(body: body, dataLinkHeaders: headers)
     }
 }

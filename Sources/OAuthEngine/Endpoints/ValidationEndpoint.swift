@@ -42,9 +42,14 @@ public struct ValidationEndpoint: Sendable {
     /// `appKey:appSecret` of that environment, and nothing else (docs/security.md, rule 5) — an app
     /// instance's own credentials live on a phone, and the answer carries the upstream token. The
     /// caller is checked before any upstream refresh, so an unauthenticated caller cannot make the
-    /// broker call the identity source.
-    public func validate(accessToken: String, basic: BasicCredentials?) async throws -> TokenView {
-        let verified = try await verifier.verifyAccessToken(accessToken)
+    /// broker call the identity source. A DPoP-bound token needs `presented` with its proof, or
+    /// `.inspection` by a caller authenticated as the token's environment: a back end asking about
+    /// the token its app sent, which checks the app's proof against the answer's `cnf` itself (docs/dpop.md).
+    public func validate(accessToken: String, basic: BasicCredentials?, presented: TokenPresentation = .bearer) async throws -> TokenView {
+        if case .inspection = presented, basic == nil {
+            throw OAuthError.invalidClient("Validating a token without using it requires the environment's credentials.")
+        }
+        let verified = try await verifier.verifyAccessToken(accessToken, presented: presented)
         if verified.client.environment.validateAuth == .required || basic != nil {
             guard let basic else {
                 throw OAuthError.invalidClient("This environment requires client authentication to validate tokens.")
@@ -60,14 +65,14 @@ public struct ValidationEndpoint: Sendable {
 
     /// Verifies a token and brings its upstream token up to date (validate, introspection, the
     /// gateway). A session the source ended is `invalid_token`.
-    public func verifyAndRefresh(_ token: String) async throws -> (VerifiedAccessToken, UpstreamToken?) {
-        try await refreshing(try await verifier.verifyAccessToken(token))
+    public func verifyAndRefresh(_ token: String, presented: TokenPresentation) async throws -> (VerifiedAccessToken, UpstreamToken?) {
+        try await refreshing(try await verifier.verifyAccessToken(token, presented: presented))
     }
 
     /// Verifies a token and brings its upstream sign-in up to date without opening the sealed
     /// upstream token (introspection and userinfo never show it, so they skip the decryption).
-    public func verifyAndRefreshSession(_ token: String) async throws -> VerifiedAccessToken {
-        try await refreshedSession(try await verifier.verifyAccessToken(token))
+    public func verifyAndRefreshSession(_ token: String, presented: TokenPresentation) async throws -> VerifiedAccessToken {
+        try await refreshedSession(try await verifier.verifyAccessToken(token, presented: presented))
     }
 
     private func refreshing(_ verified: VerifiedAccessToken) async throws -> (VerifiedAccessToken, UpstreamToken?) {
@@ -93,8 +98,8 @@ public struct ValidationEndpoint: Sendable {
 
     /// The gateway's target (docs/protocol.md, "Data-link gateway"): 401 for a bad token, 404 for
     /// an unknown link, 403 when the link is not bound to the token's auth service.
-    public func dataLinkTarget(name: String, accessToken: String) async throws -> DataLinkTarget {
-        let (verified, token) = try await verifyAndRefresh(accessToken)
+    public func dataLinkTarget(name: String, accessToken: String, presented: TokenPresentation = .bearer) async throws -> DataLinkTarget {
+        let (verified, token) = try await verifyAndRefresh(accessToken, presented: presented)
         guard let link = verified.client.environment.dataLinks.first(where: { $0.name == name }) else {
             throw OAuthError(.invalidRequest, "There is no data link named '\(name.prefix(64))' in this environment.", status: 404)
         }
@@ -126,8 +131,8 @@ public struct ValidationEndpoint: Sendable {
 
     /// `GET|POST /oauth/userinfo` (OIDC Core §5.3): claims by granted scope, with the client the
     /// token was issued to (whose `webOrigins` may read the answer, CORS).
-    public func userInfo(accessToken: String) async throws -> UserInfoAnswer {
-        let verified = try await verifyAndRefreshSession(accessToken)
+    public func userInfo(accessToken: String, presented: TokenPresentation = .bearer) async throws -> UserInfoAnswer {
+        let verified = try await verifyAndRefreshSession(accessToken, presented: presented)
         guard Scopes.contains(verified.scope, "openid") else {
             throw OAuthError(.invalidToken, "The access token was not issued with the openid scope.", status: 403)
         }

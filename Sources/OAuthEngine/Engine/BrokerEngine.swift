@@ -61,9 +61,13 @@ public final class BrokerEngine: Sendable {
         self.throttle = throttle
         let opened = BoundedCache<OpenedUpstreamKey, UpstreamToken>(capacity: 10_000)
         let verified = BoundedCache<SignedTokenKey, AccessTokenClaims>(capacity: 10_000)
+        let contexts = AccessContextCache()
         live.onChange { keysOnly in
             verified.removeAll()
-            if !keysOnly { opened.removeAll() }
+            if !keysOnly {
+                opened.removeAll()
+                contexts.removeAll()
+            }
         }
         let clients = ClientRegistry(live: live, instances: roles.registeredClients)
         let vault = UpstreamVault(live: live, metrics: metrics, opened: opened)
@@ -74,8 +78,9 @@ public final class BrokerEngine: Sendable {
         let issuerService = TokenIssuer(context: context, sessionStore: roles.sessions, familyStore: roles.families,
                                         accessTokenStore: roles.accessTokens, upstream: vault, binding: binding)
         let keys = SigningKeyReloader(context: context, keyStore: roles.signingKeys, gate: KeyReloadGate(interval: 2))
+        let dpop = DPoPGate(context: context, replay: roles.oneTimeGrants)
         let verifier = TokenVerifier(context: context, accessTokenStore: roles.accessTokens, clients: clients, keys: keys, verified: verified,
-                                     contexts: AccessContextCache(), opaque: BoundedCache(capacity: 10_000))
+                                     contexts: contexts, opaque: BoundedCache(capacity: 10_000), dpop: dpop)
         let rateLimiter = RateLimiter(live: live, counters: roles.throttle, clock: clock)
         let checker = PasswordChecker(throttle: throttle, counters: roles.throttle, clock: clock, metrics: metrics, audit: audit, logger: logger)
         let sso = SSOSessions(records: roles.sso, sessionStore: roles.sessions, refresher: refresher, clock: clock, audit: audit, logger: logger)
@@ -107,7 +112,7 @@ public final class BrokerEngine: Sendable {
             DeviceCodeGrant(devices: roles.devices, clients: clients, refresher: refresher, issuer: issuerService,
                             clock: clock),
         ]
-        let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO)
+        let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO, dpop: dpop)
         self.clients = clients
         webOrigins = WebOriginPolicy(live: live, clients: clients, instances: roles.registeredClients)
         self.secondStep = secondStep
@@ -118,7 +123,8 @@ public final class BrokerEngine: Sendable {
         self.signingKeys = keys
         self.tokens = tokens
         self.validation = validation
-        let pushed = PushedAuthorizations(context: context, grantStore: roles.oneTimeGrants, clients: clients, rateLimiter: rateLimiter)
+        let pushed = PushedAuthorizations(context: context, grantStore: roles.oneTimeGrants, clients: clients, rateLimiter: rateLimiter,
+                                          dpop: dpop)
         pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, sessionStore: roles.sessions, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
                                       sso: sso, webSSO: webSSO, pushed: pushed, secondFactors: secondFactors, secondStep: secondStep)

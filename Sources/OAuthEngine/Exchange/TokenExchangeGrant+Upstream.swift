@@ -8,11 +8,12 @@ extension TokenExchangeGrant {
     /// one refresh for every caller at once, as the gateway does — as the exchange's
     /// `access_token`. The data link's own rules hold: its `authServices` and `requireMfa`.
     func upstreamToken(_ subjectToken: String, dataLink name: String, parameters: OAuthParameters,
-                       client: ResolvedClient) async throws -> TokenResponse {
+                       client authenticated: AuthenticatedClient) async throws -> TokenResponse {
+        let client = authenticated.client
         let subject: VerifiedAccessToken
         let upstream: UpstreamToken?
         do {
-            (subject, upstream) = try await validation.verifyAndRefresh(subjectToken)
+            (subject, upstream) = try await validation.verifyAndRefresh(subjectToken, presented: .keyProven(authenticated.dpopJkt))
         } catch let error as OAuthError where error.code == .invalidToken {
             throw OAuthError.invalidRequest("The subject_token is not a valid access token.")
         }

@@ -56,7 +56,7 @@ struct TokenExchangeGrant: TokenGrant {
                                           clientAddress: clientAddress)
         case TokenType.accessToken:
             if settings.upstreamTokens, !Self.namesUs(subjectToken, issuer: context.issuer),
-               (try? await verifier.verifyAccessToken(subjectToken)) == nil {
+               (try? await verifier.verifyAccessToken(subjectToken, presented: .inspection)) == nil {
                 return try await fromUpstream(subjectToken, isIDToken: false, parameters: parameters, client: authenticated, keys: keys,
                                               clientAddress: clientAddress)
             }
@@ -68,7 +68,7 @@ struct TokenExchangeGrant: TokenGrant {
             guard settings.dataLinks.contains(audience) else {
                 throw OAuthError.unauthorizedClient("This client may not receive upstream tokens for the data link '\(audience.prefix(64))'.")
             }
-            return try await upstreamToken(subjectToken, dataLink: audience, parameters: parameters, client: client)
+            return try await upstreamToken(subjectToken, dataLink: audience, parameters: parameters, client: authenticated)
         }
         return try await brokerToken(subjectToken, parameters: parameters, settings: settings, client: authenticated, keys: keys)
     }
@@ -81,17 +81,17 @@ struct TokenExchangeGrant: TokenGrant {
         if let requested = parameters["requested_token_type"], requested != TokenType.accessToken {
             throw OAuthError.invalidRequest("requested_token_type must be \(TokenType.accessToken) here.")
         }
-        let subject = try await verifiedSubject(subjectToken, of: client)
+        let subject = try await verifiedSubject(subjectToken, of: authenticated)
         let scope = try Self.narrowed(subject.scope, to: parameters["scope"], allowed: Scopes.supported + Scopes.extra(for: client))
         let wanted = parameters.resources + (parameters["audience"].map { [$0] } ?? [])
         for target in wanted where !settings.audiences.contains(target) {
             throw OAuthError(.invalidTarget, "This client may not exchange tokens for \(target.prefix(200)).")
         }
         let targets = try client.apiResources.targets(wanted, granted: scope)
-        let act = try await actor(parameters, settings: settings, client: client, prior: subject.act)
+        let act = try await actor(parameters, settings: settings, client: authenticated, prior: subject.act)
         let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: subject.session.id, clientId: client.clientId,
                                  scope: scope, nonce: nil, createdAt: context.clock.now(), refreshHash: nil, refreshExpiresAt: nil,
-                                 clientAuthenticated: true, resources: targets)
+                                 clientAuthenticated: true, resources: targets, dpopJkt: authenticated.dpopJkt)
         try await families.insertFamily(family)
         // Never longer than the token brought: an exchange cannot stretch access.
         var response = try await issuer.mint(session: subject.session, family: family, client: client, refreshToken: nil,
@@ -108,10 +108,12 @@ struct TokenExchangeGrant: TokenGrant {
 
     /// The subject token, a live broker access token of the requesting client's environment
     /// (its upstream sign-in brought up to date). Anything else is `invalid_request` (RFC 8693 §2.2.2).
-    func verifiedSubject(_ token: String, of client: ResolvedClient) async throws -> VerifiedAccessToken {
+    /// A DPoP-bound subject token needs this request's proof to be of its key (docs/dpop.md).
+    func verifiedSubject(_ token: String, of authenticated: AuthenticatedClient) async throws -> VerifiedAccessToken {
+        let client = authenticated.client
         let subject: VerifiedAccessToken
         do {
-            subject = try await validation.verifyAndRefreshSession(token)
+            subject = try await validation.verifyAndRefreshSession(token, presented: .keyProven(authenticated.dpopJkt))
         } catch let error as OAuthError where error.code == .invalidToken {
             throw OAuthError.invalidRequest("The subject_token is not a valid access token.")
         }
@@ -154,8 +156,9 @@ struct TokenExchangeGrant: TokenGrant {
     /// `act` of the new token (RFC 8693 §4.1): the actor token's user and client, with the subject
     /// token's own `act` — the earlier actors of the chain — nested; without `actor_token`, the
     /// subject token's `act` as it was. The actor's client must be one of `tokenExchange.actors`.
-    private func actor(_ parameters: OAuthParameters, settings: TokenExchangeSettings, client: ResolvedClient,
+    private func actor(_ parameters: OAuthParameters, settings: TokenExchangeSettings, client authenticated: AuthenticatedClient,
                        prior: JSONValue?) async throws -> JSONValue? {
+        let client = authenticated.client
         guard let token = parameters["actor_token"] else {
             if parameters["actor_token_type"] != nil { throw OAuthError.invalidRequest("actor_token_type without actor_token.") }
             return prior
@@ -165,7 +168,9 @@ struct TokenExchangeGrant: TokenGrant {
         }
         let actor: VerifiedAccessToken
         do {
-            actor = try await verifier.verifyAccessToken(token)
+            actor = try await verifier.verifyAccessToken(token, presented: .keyProven(authenticated.dpopJkt))
+        } catch let error as OAuthError where error.code == .invalidGrant {
+            throw error
         } catch {
             throw OAuthError.invalidRequest("The actor_token is not a valid access token.")
         }

@@ -88,5 +88,9 @@ struct AuthorizationCodeGrant: TokenGrant {
         } else if !authenticated.authenticated {
             throw OAuthError.invalidClient("This code was issued without PKCE: client authentication is required.")
         }
+        // RFC 9449 §10: a code asked for with `dpop_jkt` (or pushed with a proof) needs a proof of that key.
+        if let bound = code.dpopJkt, authenticated.dpopJkt != bound {
+            throw DPoPGate.invalidProof("This code is bound to a DPoP key: send a DPoP proof of that key.", resource: false)
+        }
     }
 }

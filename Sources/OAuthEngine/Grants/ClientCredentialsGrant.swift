@@ -44,7 +44,7 @@ struct ClientCredentialsGrant: TokenGrant {
         let targets = try client.apiResources.targets(parameters.resources, granted: scope)
         let family = TokenFamily(id: Secrets.randomToken(bytes: 24), sessionId: session.id, clientId: client.clientId,
                                  scope: scope, nonce: nil, createdAt: now, refreshHash: nil, refreshExpiresAt: nil,
-                                 clientAuthenticated: true, resources: targets)
+                                 clientAuthenticated: true, resources: targets, dpopJkt: authenticated.dpopJkt)
         try await families.insertFamily(family)
         return try await issuer.mint(session: session, family: family, client: client, refreshToken: nil,
                                      includeIDToken: false, includeNonce: false, keys: keys)

@@ -38,6 +38,7 @@ struct RefreshTokenGrant: TokenGrant {
             throw OAuthError.invalidClient("This refresh token was issued to an authenticated client: authenticate as it.")
         }
         guard family.revokedAt == nil else { throw invalid }
+        try Self.checkBinding(of: family, client: authenticated)
         switch match {
         case .retired:
             try await revocation.revokeForReuse(family)
@@ -78,6 +79,19 @@ struct RefreshTokenGrant: TokenGrant {
         guard let latest = try await families.family(id: family.id),
               latest.revokedAt == nil, let response = try openGrace(latest, presentedHash: hash, now: now) else { throw invalid }
         return response
+    }
+
+    /// DPoP (RFC 9449 §5, docs/dpop.md): a family bound to a key is refreshed only with a proof of
+    /// that key, whatever the client; a bearer family stays bearer (its tokens say `Bearer`) unless
+    /// the client must now use DPoP, which needs a new sign-in.
+    static func checkBinding(of family: TokenFamily, client authenticated: AuthenticatedClient) throws {
+        if let bound = family.dpopJkt {
+            guard let proven = authenticated.dpopJkt, Secrets.constantTimeEquals(proven, bound) else {
+                throw DPoPGate.invalidProof("This refresh token is bound to a DPoP key: send a DPoP proof of that key.", resource: false)
+            }
+        } else if DPoPGate.isRequired(for: authenticated.client) {
+            throw OAuthError.invalidGrant("This refresh token was issued without DPoP and this client must use DPoP: sign in again.")
+        }
     }
 
     /// The pair issued by the last rotation, if `presentedHash` was rotated away within the grace period.

@@ -105,7 +105,7 @@ public struct QRLoginAPI: Sendable {
     private func verify(_ bearer: String?) async throws(QRAPIError) -> VerifiedAccessToken {
         guard let bearer, !bearer.isEmpty, bearer.utf8.count <= 8192 else { throw .invalidToken }
         do {
-            return try await verifier.verifyAccessToken(bearer)
+            return try await verifier.verifyAccessToken(bearer, presented: .bearer)
         } catch {
             // Storage or an identity source that cannot answer now is not a bad token.
             if OAuthError.wrapping(error, "access token").code == .temporarilyUnavailable { throw .unavailable }

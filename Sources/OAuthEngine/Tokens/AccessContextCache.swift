@@ -46,6 +46,12 @@ final class AccessContextCache: Sendable {
         }
     }
 
+    /// Forgets every entry: a new configuration (a vault key removed after `vault rotate`) must not
+    /// meet a session read, with its sealed upstream token, before the change.
+    func removeAll() {
+        entries.withLock { $0.removeAll(keepingCapacity: true) }
+    }
+
     /// Keeps a context read after the store's count was `changes` (take the count before reading).
     func store(_ context: AccessContext, familyId: String, jti: String, changes: UInt64, readAt: ContinuousClock.Instant) {
         entries.withLock { entries in

@@ -29,6 +29,7 @@ extension AccessTokenClaims {
                   sid: sid, fid: fid, auth_time: authTime, email: claims["email"]?.stringValue,
                   roles: claims["roles"].flatMap(Self.strings))
         if case .object? = claims["act"] { act = claims["act"] }
+        if case .object? = claims["cnf"] { cnf = claims["cnf"] }
     }
 
     private static func audience(_ value: JSONValue?) -> Audience? {

@@ -20,6 +20,7 @@ extension AccessTokenClaims {
         object["roles"] = roles.map(JSONValue.strings)
         object["amr"] = amr.map(JSONValue.strings)
         object["act"] = act
+        object["cnf"] = cnf
         return Data(JSONValue.serialize(object: object))
     }
 }

@@ -31,6 +31,8 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// Token exchange with an actor (RFC 8693 §4.1): who acts for `sub` — `{sub, client_id}`,
     /// nesting the actor token's own `act` (docs/token-exchange.md).
     public var act: JSONValue?
+    /// DPoP (RFC 9449 §6.1): `{"jkt": <thumbprint>}` of the key the token is bound to.
+    public var cnf: JSONValue?
 }
 
 /// A JWT `aud`: a string for one audience, an array for several (RFC 7519 §4.1.3).

@@ -86,7 +86,7 @@ struct TokenIssuer: Sendable {
             id: familyId, sessionId: session.id, clientId: client.clientId, scope: scope, nonce: nonce, createdAt: now,
             refreshHash: refreshToken.map(Secrets.hash),
             refreshExpiresAt: refreshToken.map { _ in refreshExpiry(session: session, service: service, now: now) },
-            clientAuthenticated: authenticated.authenticated, resources: resources, claims: claims)
+            clientAuthenticated: authenticated.authenticated, resources: resources, claims: claims, dpopJkt: authenticated.dpopJkt)
         return FirstTokens(family: family, refreshToken: refreshToken)
     }
 
@@ -145,6 +145,7 @@ struct TokenIssuer: Sendable {
                 email: Scopes.contains(family.scope, "email") ? session.attributes["email"]?.stringValue : nil,
                 roles: Scopes.contains(family.scope, "roles") ? session.groups ?? [] : nil, amr: session.amrClaim)
             claims.act = act
+            claims.cnf = family.dpopJkt.map { .object(["jkt": .string($0)]) }
             accessToken = try keys.sign(claims.serialized, type: "at+jwt")
         case .opaque:
             accessToken = Secrets.randomToken()
@@ -164,7 +165,8 @@ struct TokenIssuer: Sendable {
             claims.ds_hash = deviceSecret.map(AccessTokenHash.compute)
             idToken = try keys.sign(claims.serialized, type: "JWT")
         }
-        return TokenResponse(access_token: accessToken, token_type: "Bearer", expires_in: lifetime,
+        // RFC 9449 §5: a DPoP-bound token says so in its type.
+        return TokenResponse(access_token: accessToken, token_type: family.dpopJkt == nil ? "Bearer" : "DPoP", expires_in: lifetime,
                              refresh_token: refreshToken, id_token: idToken, scope: family.scope)
     }
 }

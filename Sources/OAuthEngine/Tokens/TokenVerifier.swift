@@ -35,9 +35,13 @@ struct TokenVerifier: Sendable {
     let contexts: AccessContextCache
     /// Opaque token records by token hash.
     let opaque: BoundedCache<String, OpaqueAccessToken>
+    /// Whether the token may be used as it was presented (DPoP-bound tokens, docs/dpop.md).
+    let dpop: DPoPGate
 
-    /// Every failure is `invalid_token` with no detail for the caller.
-    func verifyAccessToken(_ token: String) async throws -> VerifiedAccessToken {
+    /// A live token, used as `presented` allows: a DPoP-bound token only with a proof of its key
+    /// (``DPoPGate/checkUse(of:binding:client:presented:)``). A bad token is `invalid_token` with
+    /// no detail for the caller.
+    func verifyAccessToken(_ token: String, presented: TokenPresentation) async throws -> VerifiedAccessToken {
         let now = context.clock.now()
         let state = context.state
         let invalid = OAuthError.invalidToken("The access token is invalid or has expired.")
@@ -59,6 +63,7 @@ struct TokenVerifier: Sendable {
         guard now < expiresAt else { throw invalid }
         guard let access = try await liveAccess(familyId: familyId, jti: jti, sessionId: sessionId, now: now),
               let client = try await clients.resolve(access.family.clientId, in: state) else { throw invalid }
+        try await dpop.checkUse(of: token, binding: access.family.dpopJkt, client: client, presented: presented)
         return VerifiedAccessToken(jti: jti, scope: scope, issuedAt: issuedAt, expiresAt: expiresAt,
                                    family: access.family, session: access.session, client: client,
                                    audiences: audiences ?? TokenIssuer.audiences(family: access.family, client: client, narrowed: nil),
