@@ -27,6 +27,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 import broker  # noqa: E402
 import device  # noqa: E402
+import dpop  # noqa: E402
 import exchange  # noqa: E402
 import glewlwyd_peer  # noqa: E402
 import load  # noqa: E402
@@ -158,6 +159,7 @@ def run(binaries, workdir, processes, cleanups, duration, options, large, pool_s
     results += qr_rows(port, common, pool_size)
     results += device.rows(port, common, pool_size // 2, prepare)
     results += exchange.rows(port, common, jwt["access_token"])
+    results += dpop.rows(port, common, pool_size // 2, prepare)
     results += login_rows(port, authlink_port, common, form, pool_size, ldap)
     results += password_rows(common)
     results += es256_rows(binaries, workdir, processes, authlink_port, common, pool_size // 2)

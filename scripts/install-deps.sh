@@ -10,9 +10,10 @@ build_only=false
 # library), slapd + ldap-utils + openssl (the OpenLDAP test peer), samba's AD DC packages (the
 # Active Directory test peer); libxmlsec1-dev + libxml2-dev (the SAML connector's XML signature and
 # encryption libraries), zlib1g-dev (inflating SAML HTTP-Redirect messages); libqrencode-dev (QR-code login's symbols), libmaxminddb-dev (server.geoip) and, to check QR symbols, zbar-tools
-# (zbarimg decodes screenshots), librsvg2-bin (rsvg-convert renders the SVG), pngcheck and python3-png.
+# (zbarimg decodes screenshots), librsvg2-bin (rsvg-convert renders the SVG), pngcheck and python3-png;
+# python3-cryptography (the benchmark signs DPoP proofs, scripts/bench/dpop.py).
 packages=(pkg-config libsqlite3-dev libssl-dev libxmlsec1-dev libxml2-dev zlib1g-dev libqrencode-dev libmaxminddb-dev curl python3 chromium chromium-driver wrk postgresql
-          libldap-dev slapd ldap-utils openssl zbar-tools librsvg2-bin pngcheck python3-png
+          libldap-dev slapd ldap-utils openssl zbar-tools librsvg2-bin pngcheck python3-png python3-cryptography
           samba samba-ad-dc samba-ad-provision samba-dsdb-modules samba-vfs-modules winbind)
 # test peers of the oauth2 / openid-connect connectors: a venv for django-oauth-toolkit, and the
 # LemonLDAP::NG portal served by plackup with the Perl modules its OIDC provider loads.

@@ -97,5 +97,7 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
   "$(swift build --show-bin-path)/resource-server-example"
 # docs/device-grant.md end to end: Microsoft's MSAL as the device, two instances on PostgreSQL.
 .venv-peers/bin/python scripts/device-grant-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/dpop.md end to end: joserfc-made proofs, replay across two instances on PostgreSQL.
+.venv-peers/bin/python scripts/dpop-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"
