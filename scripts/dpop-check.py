@@ -227,8 +227,8 @@ def main():
         if not nonce:
             fail("use_dpop_nonce without a DPoP-Nonce header")
         strict = token_request(pb, issuer, client, password, nonce=nonce, auth=auth)
-        if strict.status_code != 200 or strict.json().get("token_type") != "DPoP":
-            fail(f"with the nonce (other instance): {strict.status_code} {strict.text[:200]}")
+        if strict.status_code != 200 or strict.json().get("token_type") != "DPoP" or not strict.headers.get("DPoP-Nonce"):
+            fail(f"with the nonce (other instance): {strict.status_code} {strict.headers.get('DPoP-Nonce')} {strict.text[:200]}")
         asked = resource(pa, issuer, client, "/oauth/userinfo", strict.json()["access_token"])[0]
         expect_refusal(asked, 401, "use_dpop_nonce", "a resource request without the nonce", challenge=True)
         answer = resource(pa, issuer, client, "/oauth/userinfo", strict.json()["access_token"], nonce=asked.headers["DPoP-Nonce"])[0]

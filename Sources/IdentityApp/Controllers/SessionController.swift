@@ -28,7 +28,7 @@ struct SessionController {
             let view = try await presented.answering {
                 try await validation.validate(accessToken: presented.token, basic: basic, presented: presented.presentation)
             }
-            return Responses.json(object: view.body)
+            return Responses.json(object: view.body).withDPoPNonce(for: request, dpop: engine.dpop)
         }
         group.refuseOtherMethods("oauth/introspect", allow: [.post])
         group.post("oauth/introspect") { request, context in
@@ -70,7 +70,7 @@ struct SessionController {
             try await engine.validation.userInfo(accessToken: presented.token, presented: presented.presentation)
         }
         client = .resolved(answer.client)
-        return Responses.json(object: answer.claims)
+        return Responses.json(object: answer.claims).withDPoPNonce(for: request, dpop: engine.dpop)
     }
 
     /// RP-initiated logout (docs/protocol.md, "GET, POST /oauth/logout";

@@ -2,6 +2,16 @@ import Hummingbird
 import IdentityCore
 import OAuthEngine
 
+extension Response {
+    /// With a fresh `DPoP-Nonce` when `request` sent a DPoP proof (RFC 9449 §8.2).
+    func withDPoPNonce(for request: Request, dpop: DPoPGate) -> Response {
+        guard request.headers[.dpop] != nil, let nonce = dpop.nonceForAnswer() else { return self }
+        var response = self
+        response.headers[.dpopNonce] = nonce
+        return response
+    }
+}
+
 /// The access token a resource request carries and how (docs/dpop.md): `Authorization: Bearer`,
 /// `Authorization: DPoP` with the `DPoP` proof header (RFC 9449 §7), or an `access_token`
 /// parameter (bearer only).

@@ -110,6 +110,11 @@ public struct DPoPGate: Sendable {
         return proof
     }
 
+    /// A fresh nonce for the `DPoP-Nonce` header of a successful answer to a request that sent a
+    /// proof (RFC 9449 §8.2), so a client of an auth service with `dpop.nonce` rarely meets
+    /// `use_dpop_nonce`; nil if the vault cannot seal.
+    public func nonceForAnswer() -> String? { try? nonces.fresh() }
+
     static func invalidProof(_ description: String, resource: Bool) -> OAuthError {
         var error = OAuthError(.invalidDPoPProof, description, status: resource ? 401 : 400)
         error.dpopChallenge = resource

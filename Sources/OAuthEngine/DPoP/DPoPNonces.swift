@@ -5,8 +5,9 @@ import IdentityCore
 /// instance sharing the vault accepts any other's nonce without a store, and a nonce older than
 /// ``lifetime`` is refused (the client gets a fresh one with `use_dpop_nonce`).
 struct DPoPNonces: Sendable {
-    /// How long a nonce is accepted.
-    static let lifetime: TimeInterval = 300
+    /// How long a nonce is accepted: well under a proof's 5 minutes, so that a proof made in
+    /// advance is worth at most this long. Every answer to a DPoP request carries a fresh one.
+    static let lifetime: TimeInterval = 60
 
     let context: EngineContext
 

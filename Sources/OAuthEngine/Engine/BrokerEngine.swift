@@ -42,6 +42,8 @@ public final class BrokerEngine: Sendable {
     /// `POST /oauth/device_authorization` and the device page (docs/device-grant.md).
     public let deviceAuthorization: DeviceAuthorizationEndpoint
     public let deviceVerification: DeviceVerification
+    /// DPoP proofs, bindings and nonces (docs/dpop.md).
+    public let dpop: DPoPGate
     /// Which browser origins may read which answers (CORS, docs/protocol.md, "Browser apps (CORS)").
     public let webOrigins: WebOriginPolicy
 
@@ -114,6 +116,7 @@ public final class BrokerEngine: Sendable {
         ]
         let tokens = TokenEndpoint(context: context, clients: clients, grants: grants, webSSO: webSSO, dpop: dpop)
         self.clients = clients
+        self.dpop = dpop
         webOrigins = WebOriginPolicy(live: live, clients: clients, instances: roles.registeredClients)
         self.secondStep = secondStep
         self.authorizations = authorizations

@@ -17,10 +17,14 @@ enum NativeSSO {
     struct Secret: Codable {
         var sid: String
         var appKey: String
+        /// The DPoP key of the app it was issued to (docs/dpop.md): the secret is then shared only
+        /// with a request proving that key — the apps of one device use one key (their shared
+        /// keychain's) — so a copied secret is worth as little as a copied bound token.
+        var jkt: String?
     }
 
-    static func secret(for session: LoginSession, vault: Vault) throws -> String {
-        let sealed = try vault.seal(try JSONEncoder.sortedCompact.encode(Secret(sid: session.id, appKey: session.appKey)),
+    static func secret(for session: LoginSession, dpopJkt: String?, vault: Vault) throws -> String {
+        let sealed = try vault.seal(try JSONEncoder.sortedCompact.encode(Secret(sid: session.id, appKey: session.appKey, jkt: dpopJkt)),
                                     VaultBindings.deviceSecret())
         return Base64URL.encode(Array(sealed))
     }
@@ -54,6 +58,7 @@ extension TokenExchangeGrant {
               let sid = claims.sid, let hash = claims.ds_hash,
               Secrets.constantTimeEquals(hash, AccessTokenHash.compute(deviceSecret)),
               let secret = NativeSSO.open(deviceSecret, vault: context.vault), secret.sid == sid, secret.appKey == client.appKey,
+              secret.jkt == nil || secret.jkt == authenticated.dpopJkt,
               let issuedTo = state.directory.resolve(claims.aud), issuedTo.appKey == client.appKey, issuedTo.service.nativeSSO,
               var session = try await sessions.session(id: sid), session.isActive(at: context.clock.now()),
               session.subject == claims.sub else { throw refused }

@@ -97,7 +97,7 @@ struct TokenIssuer: Sendable {
     func mintFirst(_ first: FirstTokens, session: LoginSession, client: ResolvedClient, keys: SigningKeyRing) async throws -> TokenResponse {
         let openID = Scopes.contains(first.family.scope, "openid")
         let deviceSecret = openID && client.service.nativeSSO && Scopes.contains(first.family.scope, NativeSSO.scope)
-            ? try NativeSSO.secret(for: session, vault: context.vault) : nil
+            ? try NativeSSO.secret(for: session, dpopJkt: first.family.dpopJkt, vault: context.vault) : nil
         var response = try await mint(session: session, family: first.family, client: client, refreshToken: first.refreshToken,
                                       includeIDToken: openID, includeNonce: true, deviceSecret: deviceSecret, keys: keys)
         response.device_secret = deviceSecret

@@ -73,6 +73,7 @@ struct DPoPFlowTests {
         let asked = try await fixture.engine.validation.validate(accessToken: tokens.access_token, basic: EngineFixture.appCredentials,
                                                                   presented: .inspection)
         #expect(asked.body["cnf"] == .object(["jkt": .string(key.thumbprint)]))
+        #expect(asked.body["client_token"] == nil && asked.body["datalink_headers"] == .object([:]) && asked.dataLinkHeaders.isEmpty)
         let anonymous = await Self.error {
             try await fixture.engine.validation.validate(accessToken: tokens.access_token, basic: nil, presented: .inspection)
         }
@@ -87,6 +88,27 @@ struct DPoPFlowTests {
         let members = Dictionary(uniqueKeysWithValues: introspection.members.map { ($0.key, $0.value) })
         #expect(members["token_type"] == .string("DPoP"))
         #expect(members["cnf"] == .object(["jkt": .string(key.thumbprint)]))
+    }
+
+    @Test("a back end's validate (environment credentials, no proof) answers who the token is for and cnf, never upstream credentials")
+    func backEndValidate() async throws {
+        let fixture = try await EngineFixture(environments: [EngineFixture.environment(services: [
+            EngineFixture.service("users") { $0.provider.datalinkHeaderMapping = ["email": "X-Email"] },
+        ])])
+        let key = TestDPoPKey()
+        let tokens = try await fixture.passwordGrant()
+        #expect(try await fixture.engine.validation.validate(accessToken: tokens.access_token, basic: nil).dataLinkHeaders == ["X-Email": "alice@example.org"])
+        let bound = try await fixture.token([("grant_type", "password"), ("client_id", EngineFixture.appKey),
+                                             ("username", TestUser.alice.username), ("password", TestUser.alice.password)],
+                                            dpop: [key.proof("POST", Self.tokenURL, issuedAt: fixture.clock.now())])
+        let proven = try await Self.validate(fixture, bound.access_token, proofs: [
+            key.proof("GET", Self.validateURL, accessToken: bound.access_token, issuedAt: fixture.clock.now()),
+        ])
+        #expect(proven.dataLinkHeaders == ["X-Email": "alice@example.org"])
+        let asked = try await fixture.engine.validation.validate(accessToken: bound.access_token, basic: EngineFixture.appCredentials,
+                                                                  presented: .inspection)
+        #expect(asked.body["id"] == .string("alice") && asked.body["cnf"] == .object(["jkt": .string(key.thumbprint)]))
+        #expect(asked.dataLinkHeaders.isEmpty && asked.body["datalink_headers"] == .object([:]) && asked.body["client_token"] == nil)
     }
 
     @Test("a bearer token sent with the DPoP scheme is refused; bearer use still works")
