@@ -69,6 +69,17 @@ extension PageTemplates {
     </ul>
     </section>
 
+    {{#hasSharedSignIns}}<section aria-labelledby="shared-heading">
+    <h2 id="shared-heading">Apps signed in together on a device</h2>
+    <ul class="rows" id="shared-sign-ins">
+    {{#sharedSignIns}}<li class="row" data-session="{{id}}"><strong>{{apps}}</strong><br>
+    <span class="muted">Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
+    <form method="post" action="{{signOutSharedAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="session" value="{{id}}">
+    <button type="submit" class="inline danger" aria-label="Sign out {{apps}} on that device">Sign out all of them</button></form></li>
+    {{/sharedSignIns}}
+    </ul>
+    </section>{{/hasSharedSignIns}}
+
     <section aria-labelledby="devices-heading">
     <h2 id="devices-heading">Devices</h2>
     <ul class="rows" id="devices">

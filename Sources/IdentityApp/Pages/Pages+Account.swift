@@ -33,6 +33,10 @@ extension Pages {
             ["clientId": row.clientId, "name": row.name, "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false,
              "offline": row.offlineAccess ? "yes" : "no"]
         }
+        values["sharedSignIns"] = model.sharedSignIns.map { row -> [String: Any] in
+            ["id": row.id, "apps": row.apps.joined(separator: ", "), "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false]
+        }
+        values["hasSharedSignIns"] = !model.sharedSignIns.isEmpty
         values["devices"] = model.devices.map { row -> [String: Any] in
             ["clientId": row.clientId, "softwareId": row.softwareId, "deviceType": row.deviceType, "registered": rows(row.registered),
              "lastUsed": row.lastUsed.map(rows) ?? false]
@@ -51,7 +55,7 @@ extension Pages {
         } else {
             values["factors"] = false
         }
-        for (key, path) in [("signOutBrowserAction", "/browsers/sign-out"), ("removeAppAction", "/apps/remove"),
+        for (key, path) in [("signOutBrowserAction", "/browsers/sign-out"), ("removeAppAction", "/apps/remove"), ("signOutSharedAction", "/shared-sign-ins/sign-out"),
                             ("removeDeviceAction", "/devices/remove"), ("removeAuthenticatorAction", "/authenticator/remove"),
                             ("setupAuthenticatorLink", "/authenticator"), ("renamePasskeyAction", "/passkeys/rename"),
                             ("removePasskeyAction", "/passkeys/remove"), ("addPasskeyLink", "/passkeys/new"),

@@ -53,12 +53,31 @@ struct AccountListing: Sendable {
         let user = AccountPageModel.User(
             id: viewer.session.userId, name: attributes["name"]?.stringValue, email: attributes["email"]?.stringValue,
             groups: Self.strings(attributes["groups"]))
-        return AccountPageModel(
+        var model = AccountPageModel(
             heading: client.service.name ?? client.environment.name ?? "Your account", clientId: client.clientId,
             csrfToken: viewer.csrfToken, notice: notice, error: error, recoveryCodes: codes, user: user,
             browsers: sessions.filter { isBrowser($0, viewer) }.map { browserRow($0, viewer) },
             apps: appRows(families), devices: instances.map { deviceRow($0, families) },
             factors: try await factorsSection(viewer), stylesheet: client.stylesheet)
+        model.sharedSignIns = sharedSignInRows(sessions, families)
+        return model
+    }
+
+    /// The sessions a device secret was issued in (a live family with `device_sso`), each with the
+    /// apps holding tokens in it: one device's sign-in shared by its apps (docs/native-sso.md).
+    func sharedSignInRows(_ sessions: [LoginSession], _ families: [TokenFamily]) -> [AccountPageModel.SharedSignIn] {
+        sessions.compactMap { session in
+            let held = families.filter { $0.sessionId == session.id }.sorted { $0.createdAt < $1.createdAt }
+            guard held.contains(where: { Scopes.contains($0.scope, NativeSSO.scope) }) else { return nil }
+            var apps: [String] = []
+            for family in held {
+                // The apps sharing a sign-in are of one environment: their auth services tell them apart.
+                let resolved = context.state.directory.resolve(family.clientId)
+                let name = resolved?.service.name ?? resolved?.environment.name ?? family.clientId
+                if !apps.contains(name) { apps.append(name) }
+            }
+            return AccountPageModel.SharedSignIn(id: session.id, apps: apps, signedIn: session.authTime, lastUsed: session.lastUsedAt)
+        }
     }
 
     static func strings(_ value: JSONValue?) -> [String] {

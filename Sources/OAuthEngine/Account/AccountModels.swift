@@ -60,6 +60,17 @@ public struct AccountPageModel: Sendable, Equatable {
     }
 
     /// A registered app instance bound to the user.
+    /// A sign-in shared by apps on one device (native SSO, docs/native-sso.md): the session a
+    /// device secret was issued for, with the apps holding tokens in it.
+    public struct SharedSignIn: Sendable, Equatable {
+        /// The session id (the row's id in forms).
+        public var id: String
+        /// The apps' names, in the order they joined.
+        public var apps: [String]
+        public var signedIn: Date
+        public var lastUsed: Date?
+    }
+
     public struct Device: Sendable, Equatable {
         public var clientId: String
         public var softwareId: String
@@ -109,6 +120,8 @@ public struct AccountPageModel: Sendable, Equatable {
     public var browsers: [Browser]
     public var apps: [App]
     public var devices: [Device]
+    /// Sign-ins shared by several apps on one device (native SSO).
+    public var sharedSignIns: [SharedSignIn] = []
     public var factors: SecondFactors?
     /// `customizedLogin: css`.
     public var stylesheet: URL?

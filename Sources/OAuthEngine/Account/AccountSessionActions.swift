@@ -39,6 +39,28 @@ public struct AccountSessionActions: Sendable {
         }
     }
 
+    /// `POST /account/shared-sign-ins/sign-out` (`session`): a device's sign-in shared by its apps
+    /// (native SSO) ends — every app's tokens in it and every device secret issued for it.
+    public func signOutSharedSignIn(_ request: AccountRequest, form: OAuthParameters) async -> AccountResult {
+        await AccountResult.answering {
+            let viewer = try await access.acting(request, csrfToken: form["csrf_token"])
+            let sessions = try await access.listing.sessions(viewer)
+            let rows = access.listing.sharedSignInRows(sessions, try await access.listing.liveFamilies(in: sessions))
+            guard let id = form["session"], let row = rows.first(where: { $0.id == id }) else {
+                try await access.refuse(viewer, "That device sign-in has already ended.")
+            }
+            try await sessionStore.revokeSession(id: row.id, at: context.clock.now())
+            context.audit.sessionsEnded([row.id], reason: .user, client: viewer.client.clientId)
+            access.record(.accountSharedSignInEnded, viewer, ["session": row.id, "apps": row.apps.joined(separator: ", ")])
+            if row.id == viewer.session.id {
+                return AccountResult(.signedOut(
+                    message: "You signed out \(row.apps.joined(separator: ", ")) on that device, and this browser with it.",
+                    signInAgain: access.urls.page(viewer.client.clientId), stylesheet: viewer.client.stylesheet))
+            }
+            return try await access.done(viewer, "Signed out \(row.apps.joined(separator: ", ")) on that device: each must sign in again.")
+        }
+    }
+
     /// `POST /account/apps/remove` (`client`): the app's token families in the user's sessions
     /// end — its access tokens are `invalid_token` at validate and introspect, its refresh tokens
     /// `invalid_grant`. A session left without live tokens ends too, unless a browser is signed in

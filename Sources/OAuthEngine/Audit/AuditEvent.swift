@@ -35,8 +35,9 @@ public struct AuditEvent: Sendable, Equatable {
         case mfaPasskeyRenamed = "mfa.passkey_renamed"
         /// From the account page (docs/account.md): the user signed out one browser (`session`,
         /// `this_browser`), removed an app (`client`, `families`), removed a device (`client`), or
-        /// signed out everywhere (`sessions`).
+        /// signed out everywhere (`sessions`), or ended a device's shared sign-in (`session`, `apps`).
         case accountBrowserSignedOut = "account.browser_signed_out"
+        case accountSharedSignInEnded = "account.shared_sign_in_ended"
         case accountAppRemoved = "account.app_removed"
         case accountDeviceRemoved = "account.device_removed"
         case accountSignedOutEverywhere = "account.signed_out_everywhere"
