@@ -42,6 +42,7 @@ struct StoredRecordJSONTests {
         full.codeChallenge = "c" + text
         full.resources = ["https://api.example.org/" + text, text]
         full.online = true
+        full.dpopJkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
         var empty = base
         empty.resources = []
         empty.online = false
@@ -93,6 +94,7 @@ struct StoredRecordJSONTests {
         full.resources = ["https://api.example.org/" + text]
         full.maxAge = 0
         full.online = false
+        full.dpopJkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
         var upstream = base
         upstream.mode = .upstream
         upstream.upstreamState = Data()
