@@ -18,12 +18,8 @@ Cancel gets `access_denied` in MSAL. A third device's code typed wrong shows the
 MSAL accepts only https authorities; on loopback this script lets it use plain http by replacing
 its URL check (`msal.authority.canonicalize`) for 127.0.0.1 only. Everything else is MSAL's own.
 """
-import base64
-import json
 import os
 import re
-import secrets
-import subprocess
 import sys
 import tempfile
 import threading
@@ -36,7 +32,7 @@ import msal.token_cache
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import Instance, fail, free_port  # noqa: E402
+from multi_instance_support import Instance, fail, free_port, storage_for_run, write_static_config  # noqa: E402
 
 APP = "kid_tv"
 
@@ -55,34 +51,17 @@ def allow_loopback_http():
 
 
 def write_config(binary, work):
-    digest = subprocess.run([binary, "hash-password"], input="pw\n", capture_output=True, text=True, check=True)
-    password_hash = digest.stdout.strip().splitlines()[-1]
-    config = os.path.join(work, "config")
-    os.makedirs(os.path.join(config, "environments"))
-    os.environ["IDCONNECT_VAULT_KEY"] = base64.b64encode(os.urandom(32)).decode()
-    with open(os.path.join(config, "server.yaml"), "w") as handle:
-        handle.write("vault:\n  keys:\n    - id: v1\n      secret: ${env:IDCONNECT_VAULT_KEY}\n")
-    document = {"environments": [{
-        "appKey": APP, "name": "Living Room TV", "defaultAuthService": "tv",
-        "authServices": [{
-            "id": "tv", "name": "Corporate sign-in", "redirectUri": ["http://127.0.0.1/unused"],
-            "deviceGrant": {"enabled": True, "lifetime": 300, "interval": 1},
-            "provider": {"type": "static", "options": {"users": [{"username": "alice", "passwordHash": password_hash}]}},
-        }],
-    }]}
-    with open(os.path.join(config, "environments", "tv.yaml"), "w") as handle:
-        json.dump(document, handle)   # JSON is YAML
-    return config
+    def document(password_hash):
+        return {"environments": [{
+            "appKey": APP, "name": "Living Room TV", "defaultAuthService": "tv",
+            "authServices": [{
+                "id": "tv", "name": "Corporate sign-in", "redirectUri": ["http://127.0.0.1/unused"],
+                "deviceGrant": {"enabled": True, "lifetime": 300, "interval": 1},
+                "provider": {"type": "static", "options": {"users": [{"username": "alice", "passwordHash": password_hash}]}},
+            }],
+        }]}
 
-
-def storage_for_run(work):
-    server_url = os.environ.get("IDCONNECT_POSTGRES_URL")
-    if not server_url:
-        return f"sqlite:{work}/db.sqlite", False
-    database = "idc_device_" + secrets.token_hex(6)
-    subprocess.run(["psql", server_url, "-q", "-c", f"CREATE DATABASE {database}"], check=True)
-    parts = urllib.parse.urlsplit(server_url)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + database)), True
+    return write_static_config(binary, work, "tv", document)
 
 
 class Person:
@@ -151,7 +130,7 @@ def main():
     binary = sys.argv[1]
     work = tempfile.mkdtemp(prefix="idc-device-")
     config = write_config(binary, work)
-    storage, shared = storage_for_run(work)
+    storage, shared = storage_for_run(work, "device")
     first_port = free_port()
     issuer = f"http://127.0.0.1:{first_port}"
     a = Instance("device-a", binary, config, storage, issuer, work)

@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,7 +33,7 @@ from joserfc import jws
 from joserfc.jwk import ECKey, RSAKey
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import Instance, fail, free_port  # noqa: E402
+from multi_instance_support import Instance, fail, free_port, storage_for_run, write_static_config  # noqa: E402
 
 APP, SECRET, REDIRECT = "kid_dpop", "dpop-app-secret-123", "https://app.example.com/cb"
 VERIFIER = secrets.token_urlsafe(48)
@@ -42,34 +41,17 @@ CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest())
 
 
 def write_config(binary, work):
-    digest = subprocess.run([binary, "hash-password"], input="pw\n", capture_output=True, text=True, check=True)
-    password_hash = digest.stdout.strip().splitlines()[-1]
-    config = os.path.join(work, "config")
-    os.makedirs(os.path.join(config, "environments"))
-    os.environ["IDCONNECT_VAULT_KEY"] = base64.b64encode(os.urandom(32)).decode()
-    with open(os.path.join(config, "server.yaml"), "w") as handle:
-        handle.write("vault:\n  keys:\n    - id: v1\n      secret: ${env:IDCONNECT_VAULT_KEY}\n")
-    provider = {"type": "static", "options": {"users": [{"username": "alice", "passwordHash": password_hash}]}}
-    document = {"environments": [{
-        "appKey": APP, "appSecret": SECRET, "defaultAuthService": "app",
-        "authServices": [
-            {"id": "app", "redirectUri": [REDIRECT], "provider": provider},
-            {"id": "strict", "redirectUri": [REDIRECT], "dpop": {"required": True, "nonce": True}, "provider": provider},
-        ],
-    }]}
-    with open(os.path.join(config, "environments", "dpop.yaml"), "w") as handle:
-        json.dump(document, handle)   # JSON is YAML
-    return config
+    def document(password_hash):
+        provider = {"type": "static", "options": {"users": [{"username": "alice", "passwordHash": password_hash}]}}
+        return {"environments": [{
+            "appKey": APP, "appSecret": SECRET, "defaultAuthService": "app",
+            "authServices": [
+                {"id": "app", "redirectUri": [REDIRECT], "provider": provider},
+                {"id": "strict", "redirectUri": [REDIRECT], "dpop": {"required": True, "nonce": True}, "provider": provider},
+            ],
+        }]}
 
-
-def storage_for_run(work):
-    server_url = os.environ.get("IDCONNECT_POSTGRES_URL")
-    if not server_url:
-        return f"sqlite:{work}/db.sqlite", False
-    database = "idc_dpop_" + secrets.token_hex(6)
-    subprocess.run(["psql", server_url, "-q", "-c", f"CREATE DATABASE {database}"], check=True)
-    parts = urllib.parse.urlsplit(server_url)
-    return urllib.parse.urlunsplit(parts._replace(path="/" + database)), True
+    return write_static_config(binary, work, "dpop", document)
 
 
 class Client:
@@ -137,7 +119,7 @@ def main():
     binary = sys.argv[1]
     work = tempfile.mkdtemp(prefix="idc-dpop-")
     config = write_config(binary, work)
-    storage, shared = storage_for_run(work)
+    storage, shared = storage_for_run(work, "dpop")
     first_port = free_port()
     issuer = f"http://127.0.0.1:{first_port}"
     a = Instance("dpop-a", binary, config, storage, issuer, work)

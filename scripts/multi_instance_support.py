@@ -1,9 +1,12 @@
 """Helpers of scripts/multi-instance-test.py: HTTP calls, the AuthLink stand-in that counts its
-/refresh calls, broker instances as processes, and the OAuth flows the checks use."""
+/refresh calls, broker instances as processes, and the OAuth flows the checks use; and, for the
+end-to-end checks of one feature (device-grant-check.py, dpop-check.py), a config directory with
+static users and the storage of a run."""
 import base64
 import http.client
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -15,6 +18,32 @@ from http.server import BaseHTTPRequestHandler
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench"))
 # A free loopback port, never one handed out before in this process (instances are made before any binds).
 from broker import free_port  # noqa: E402
+
+def write_static_config(binary, work, name, make_document):
+    """A config directory with a fresh vault key (in IDCONNECT_VAULT_KEY) and one environments file,
+    `make_document(password_hash)`: the document, whose static users use that hash of "pw"."""
+    digest = subprocess.run([binary, "hash-password"], input="pw\n", capture_output=True, text=True, check=True)
+    password_hash = digest.stdout.strip().splitlines()[-1]
+    config = os.path.join(work, "config")
+    os.makedirs(os.path.join(config, "environments"))
+    os.environ["IDCONNECT_VAULT_KEY"] = base64.b64encode(os.urandom(32)).decode()
+    with open(os.path.join(config, "server.yaml"), "w") as handle:
+        handle.write("vault:\n  keys:\n    - id: v1\n      secret: ${env:IDCONNECT_VAULT_KEY}\n")
+    with open(os.path.join(config, "environments", f"{name}.yaml"), "w") as handle:
+        json.dump(make_document(password_hash), handle)   # JSON is YAML
+    return config
+
+
+def storage_for_run(work, prefix):
+    """A fresh PostgreSQL database of IDCONNECT_POSTGRES_URL's server (shared: True), else a SQLite file."""
+    server_url = os.environ.get("IDCONNECT_POSTGRES_URL")
+    if not server_url:
+        return f"sqlite:{work}/db.sqlite", False
+    database = f"idc_{prefix}_" + secrets.token_hex(6)
+    subprocess.run(["psql", server_url, "-q", "-c", f"CREATE DATABASE {database}"], check=True)
+    parts = urllib.parse.urlsplit(server_url)
+    return urllib.parse.urlunsplit(parts._replace(path="/" + database)), True
+
 
 REDIRECT = "http://localhost:3000/callback"
 CLIENT, SECRET = "kid_multi", "multi-instance-secret"

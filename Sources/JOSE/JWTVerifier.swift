@@ -104,8 +104,8 @@ public enum JWTVerifier {
 }
 
 extension JSONValue {
-    /// An integer or a fraction, as seconds.
-    var numberValue: TimeInterval? {
+    /// An integer or a fraction, as seconds (time claims, a DPoP proof's `iat`).
+    public var numberValue: TimeInterval? {
         switch self {
         case .int(let number): TimeInterval(number)
         case .double(let number): number

@@ -83,7 +83,7 @@ public enum DPoPProofChecker {
         guard let htu = claims["htu"]?.stringValue, let presented = normalized(htu), presented == normalized(request.url) else {
             throw DPoPRefusal("htu is not this request's URL (\(request.url))")
         }
-        guard let issuedAt = claims["iat"]?.seconds else { throw DPoPRefusal("iat must be a number") }
+        guard let issuedAt = claims["iat"]?.numberValue else { throw DPoPRefusal("iat must be a number") }
         guard now.timeIntervalSince1970 - issuedAt <= maximumAge else {
             throw DPoPRefusal("the proof is older than \(Int(maximumAge)) seconds (iat)")
         }
@@ -119,16 +119,5 @@ public enum DPoPProofChecker {
         }
         let path = components.percentEncodedPath
         return text + (path.isEmpty ? "/" : path)
-    }
-}
-
-extension JSONValue {
-    /// A whole or fractional number of seconds.
-    var seconds: TimeInterval? {
-        switch self {
-        case .int(let number): TimeInterval(number)
-        case .double(let number): number
-        default: nil
-        }
     }
 }

@@ -62,19 +62,14 @@ public struct ValidationEndpoint: Sendable {
         let (fresh, token) = try await refreshing(verified)
         // A bound token asked about without its key's proof: who it is for, never the upstream
         // token (`client_token`, the data-link headers) — that would be an unbound credential.
-        var view = TokenView.make(fresh, service: try signedInService(fresh),
-                                  upstream: fresh.family.dpopJkt != nil && Self.isInspection(presented) ? nil : token,
-                                  now: context.clock.now())
-        if fresh.family.dpopJkt != nil, Self.isInspection(presented) {
+        var unproven = false
+        if case .inspection = presented { unproven = fresh.family.dpopJkt != nil }
+        var view = TokenView.make(fresh, service: try signedInService(fresh), upstream: unproven ? nil : token, now: context.clock.now())
+        if unproven {
             view.body["datalink_headers"] = .object([:])
             view.dataLinkHeaders = [:]
         }
         return view
-    }
-
-    static func isInspection(_ presented: TokenPresentation) -> Bool {
-        if case .inspection = presented { return true }
-        return false
     }
 
     /// Verifies a token and brings its upstream token up to date (validate, introspection, the
