@@ -151,13 +151,15 @@ struct SQLiteWALSyncTests {
         disk.release()
     }
 
-    /// A disk whose syncs hang, once made slow, until the test lets them go.
+    /// A disk whose syncs hang, once made slow, until the test lets them go. The hang's own
+    /// limit is far beyond any test's wait: a hang that ended by itself before the test looked
+    /// (a loaded machine can pause a test for many seconds) would make the store ready again.
     final class HangingDisk: Sendable {
         let slow = Atomic<Bool>(false)
         let released = DispatchSemaphore(value: 0)
 
         func sync(_ file: Int32) -> Int32 {
-            if slow.load(ordering: .relaxed) { _ = released.wait(timeout: .now() + 20) }
+            if slow.load(ordering: .relaxed) { _ = released.wait(timeout: .now() + 300) }
             return fdatasync(file)
         }
 
