@@ -105,5 +105,7 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 .venv-peers/bin/python scripts/device-grant-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/dpop.md end to end: joserfc-made proofs, replay across two instances on PostgreSQL.
 .venv-peers/bin/python scripts/dpop-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/client-authentication.md end to end: authlib's PrivateKeyJWT and ClientSecretJWT, replay across instances.
+.venv-peers/bin/python scripts/client-auth-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"

@@ -47,10 +47,12 @@ public struct EngineFixture: Sendable {
     ///   - signing: the signing algorithm; RS256 keys reuse one key's material per process
     ///     (``TestSigningKeys``).
     ///   - throttle: the login throttle's policy.
+    ///   - clientKeys: where `private_key_jwt` clients' `jwksUri` sets come from.
     public init(environments: [Environment] = [EngineFixture.environment()], organizations: [Organization] = [],
                 issuer: String = EngineFixture.issuer, server: ServerSettings = ServerSettings(), signing: SigningAlgorithm = .rs256,
                 registry: ConnectorRegistry = EngineFixture.connectors, clock: ManualClock = ManualClock(),
-                throttle: LoginThrottle = LoginThrottle(), locator: (any AddressLocator)? = nil) async throws {
+                throttle: LoginThrottle = LoginThrottle(), locator: (any AddressLocator)? = nil,
+                clientKeys: (any ClientKeyFetching)? = nil) async throws {
         var logger = Logger(label: "engine-fixture")
         logger.logLevel = .critical
         let config = BrokerConfig(server: server, signingAlgorithm: signing, organizations: organizations, environments: environments,
@@ -64,7 +66,8 @@ public struct EngineFixture: Sendable {
                                                     retention: EngineContext.keyRetention(for: config), blocking: InlineBlocking(),
                                                     generate: TestSigningKeys.make)
         engine = BrokerEngine(issuer: issuer, state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
-                              storage: storage, clock: clock, logger: logger, throttle: throttle, locator: locator)
+                              storage: storage, clock: clock, logger: logger, throttle: throttle, locator: locator,
+                              clientKeys: clientKeys)
         self.clock = clock
         self.storage = storage
     }

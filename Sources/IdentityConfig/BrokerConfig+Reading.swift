@@ -66,7 +66,8 @@ package struct BrokerConfigReader {
         } ?? .optional
         let appSecret = reader.string("appSecret")
         if let appSecret, appSecret.count < 8 { reader.problem("appSecret", "must be at least 8 characters") }
-        return Environment(
+        let clientAuth = reader.section("clientAuth") { readClientAuth($0, appSecret: appSecret) } ?? nil
+        var environment = Environment(
             appKey: appKey,
             appSecret: appSecret,
             name: reader.string("name"),
@@ -78,6 +79,33 @@ package struct BrokerConfigReader {
             dataLinks: reader.list("dataLinks") { readDataLink($0) } ?? [],
             apiResources: readAPIResources(reader),
             location: reader.node.location, keyPath: reader.node.keyPath)
+        environment.clientAuth = clientAuth
+        return environment
+    }
+
+    /// `clientAuth`: the method, and for `private_key_jwt` exactly one place for the keys. A
+    /// `client_secret_jwt` secret keys HMAC-SHA256, so it must hold at least 256 bits
+    /// (RFC 7518 §3.2): 32 characters.
+    private func readClientAuth(_ reader: ConfigReader, appSecret: String?) -> ClientAuthSettings? {
+        guard let text = reader.string("method", required: true) else { return nil }
+        guard let method = ClientAuthSettings.Method(rawValue: text) else {
+            reader.problem("method", "must be one of \(ClientAuthSettings.Method.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        let jwks = reader.string("jwks"), jwksUri = reader.url("jwksUri")
+        switch method {
+        case .privateKeyJWT:
+            if (jwks == nil) == (jwksUri == nil) { reader.problem("jwks", "private_key_jwt needs the client's keys: jwks or jwksUri, one of them") }
+            if let jwksUri, jwksUri.scheme != "https", !["127.0.0.1", "localhost", "::1"].contains(jwksUri.host ?? "") {
+                reader.problem("jwksUri", "must be https (plain http only on loopback): whoever changes the keys in transit becomes the client")
+            }
+        case .clientSecretJWT, .clientSecret:
+            if jwks != nil || jwksUri != nil { reader.problem(jwks != nil ? "jwks" : "jwksUri", "only private_key_jwt uses the client's keys") }
+            if method == .clientSecretJWT, (appSecret?.count ?? 0) < 32 {
+                reader.problem("method", "client_secret_jwt signs with appSecret, which must then be at least 32 characters")
+            }
+        }
+        return ClientAuthSettings(method: method, jwks: jwks, jwksUri: jwksUri)
     }
 
     private func readRegistration(_ reader: ConfigReader) -> RegistrationSettings {

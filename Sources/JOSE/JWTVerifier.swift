@@ -48,6 +48,12 @@ public enum JWTVerifier {
         guard let algorithm = JOSEAlgorithm(rawValue: name), policy.algorithms.contains(algorithm) else {
             throw .algorithmNotAllowed(name)
         }
+        try checkHeaderFields(parts, policy: policy)
+        return (parts, algorithm)
+    }
+
+    /// `crit`, `typ` and `cty`, whatever the algorithm (``SharedSecretJWT`` checks them too).
+    static func checkHeaderFields(_ parts: CompactJWS.Parts, policy: JWTPolicy) throws(JWTRejection) {
         if parts.header["crit"] != nil { throw .criticalHeader }
         switch parts.header["typ"] {
         case nil: if !policy.typeMayBeAbsent { throw .wrongType(nil) }
@@ -57,7 +63,6 @@ public enum JWTVerifier {
         if let contentType = parts.header["cty"] {
             guard let text = contentType.stringValue, JWTPolicy.normalizedType(text) != "jwt" else { throw .nested }
         }
-        return (parts, algorithm)
     }
 
     /// The signature and the claims of a token whose header ``checkHeader(_:policy:)`` allowed.

@@ -171,7 +171,7 @@ public struct AuthorizeEndpoint: Sendable {
     /// browser (signing in there never sets the SSO cookie).
     public func automatedGrant(_ parameters: OAuthParameters, basic: BasicCredentials?, clientAddress: String?) async throws -> String {
         let state = context.state
-        if basic != nil || parameters["client_secret"] != nil {
+        if basic != nil || parameters["client_secret"] != nil || parameters["client_assertion"] != nil {
             _ = try await clients.authenticate(parameters, basic: basic, in: state)
         }
         let request: AuthorizationRequest

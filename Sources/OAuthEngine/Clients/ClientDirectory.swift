@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 import StoreContracts
 
 /// An auth service ready for use: its configuration and its connector. A class: every request
@@ -30,13 +31,16 @@ public final class EnvironmentEntry: Sendable {
     /// The APIs its tokens may be for: the environment's declarations, then the organization's
     /// for scopes the environment does not declare (docs/api-resources.md).
     public let apiResources: [APIResource]
+    /// `clientAuth.jwks`, parsed once: the keys of a `private_key_jwt` client.
+    public let clientKeys: JSONWebKeySet?
 
     public init(environment: Environment, services: [String: ResolvedAuthService], defaultService: ResolvedAuthService?,
-                apiResources: [APIResource] = []) {
+                apiResources: [APIResource] = [], clientKeys: JSONWebKeySet? = nil) {
         self.environment = environment
         self.services = services
         self.defaultService = defaultService
         self.apiResources = apiResources
+        self.clientKeys = clientKeys
     }
 }
 
@@ -159,9 +163,34 @@ public struct ClientDirectory: Sendable {
             let own = Set(environment.apiResources.map(\.scope))
             environments[environment.appKey] = EnvironmentEntry(
                 environment: environment, services: services, defaultService: defaultService,
-                apiResources: environment.apiResources + organizationResources.filter { !own.contains($0.scope) })
+                apiResources: environment.apiResources + organizationResources.filter { !own.contains($0.scope) },
+                clientKeys: environment.clientAuth?.jwks.flatMap { clientKeys($0, of: environment, problems: problems) })
         }
         try problems.throwIfAny()
         return ClientDirectory(environments: environments)
+    }
+
+    /// A `private_key_jwt` client's configured JWK set: public keys the JOSE module can use,
+    /// and nothing private (a private key in the broker's configuration is a leaked one).
+    private static func clientKeys(_ jwks: String, of environment: Environment, problems: ProblemSink) -> JSONWebKeySet? {
+        func problem(_ reason: String) -> JSONWebKeySet? {
+            problems.add(ConfigProblem(location: environment.location, keyPath: "\(environment.keyPath).clientAuth.jwks", reason: reason))
+            return nil
+        }
+        guard case .object(let document)? = JSONValue(parsing: Data(jwks.utf8)), case .array(let entries)? = document["keys"] else {
+            return problem("must be the JSON text of a JWK set ({\"keys\": [...]})")
+        }
+        let privateMembers = ["d", "p", "q", "dp", "dq", "qi", "k"]
+        if entries.contains(where: { entry in
+            guard case .object(let fields) = entry else { return false }
+            return privateMembers.contains { fields[$0] != nil }
+        }) {
+            return problem("holds private key material: configure the client's public keys only")
+        }
+        guard let set = JSONWebKeySet(parsing: Data(jwks.utf8)),
+              set.keys.contains(where: { key in ClientAssertion.algorithms.contains(where: key.fits) }) else {
+            return problem("holds no usable public key (RSA of at least 2048 bits, or EC P-256/P-384)")
+        }
+        return set
     }
 }

@@ -8,6 +8,8 @@ import StoreContracts
 public struct ClientRegistry: Sendable {
     let live: LiveState
     let instances: any RegisteredClientStore
+    /// `private_key_jwt` and `client_secret_jwt` (docs/client-authentication.md).
+    let assertions: ClientAssertions
 
     /// Registered app instances have client ids of this form: `dyn~<software_id>~<uuid>`.
     public static let instancePrefix = "dyn~"
@@ -33,10 +35,22 @@ public struct ClientRegistry: Sendable {
     /// the environment's `appSecret`; instances prove their own secret, checked against its
     /// stored hash, and always must (PKCE or a refresh token alone would let a stolen one be
     /// used without the instance's credentials). A deleted instance is `invalid_client`.
+    ///
+    /// A `client_assertion` (RFC 7523) authenticates environments whose `clientAuth` asks for
+    /// one; those environments' clients are refused with anything else, their secret included
+    /// (docs/client-authentication.md).
     public func authenticate(_ parameters: OAuthParameters, basic: BasicCredentials?, in state: EngineState) async throws -> AuthenticatedClient {
+        if let assertion = try ClientAssertion.from(parameters) {
+            return try await authenticate(assertion, parameters: parameters, basic: basic, in: state)
+        }
         let basicInstanceId = basic?.userCandidates.first(where: { $0.hasPrefix(Self.instancePrefix) })
         let bodyClientId = parameters["client_id"]
         guard let instanceId = bodyClientId.flatMap({ $0.hasPrefix(Self.instancePrefix) ? $0 : nil }) ?? basicInstanceId else {
+            let named = bodyClientId.map { [$0] } ?? basic?.userCandidates ?? []
+            if let method = named.lazy.compactMap({ state.directory.resolve($0)?.environment.clientAuth?.method }).first,
+               method != .clientSecret {
+                throw OAuthError.invalidClient("This client authenticates with a signed client assertion (\(method.rawValue)).")
+            }
             return try ClientAuthenticator(directory: state.directory).authenticate(parameters, basic: basic)
         }
         if let bodyClientId, bodyClientId != instanceId {
@@ -57,6 +71,22 @@ public struct ClientRegistry: Sendable {
             throw OAuthError.invalidClient(presented.isEmpty ? "This app instance must authenticate with its client secret."
                                                              : "Client authentication failed.")
         }
+        return AuthenticatedClient(client: client, authenticated: true)
+    }
+
+    /// A request authenticated by a JWT: the only method it uses (RFC 6749 §2.3), naming the
+    /// client of `client_id` when one is sent (the bare appKey names every `appKey.service`).
+    private func authenticate(_ assertion: ClientAssertion, parameters: OAuthParameters, basic: BasicCredentials?,
+                              in state: EngineState) async throws -> AuthenticatedClient {
+        guard basic == nil, parameters["client_secret"] == nil else {
+            throw OAuthError.invalidClient("Use one client authentication method per request: the client assertion, or the secret.")
+        }
+        let clientId = parameters["client_id"] ?? assertion.clientId
+        guard let client = try await resolve(clientId, in: state) else { throw OAuthError.invalidClient("Unknown client.") }
+        guard assertion.clientId == clientId || (client.instance == nil && assertion.clientId == client.appKey) else {
+            throw OAuthError.invalidClient("The client assertion names a different client than client_id.")
+        }
+        try await assertions.authenticate(assertion, as: client)
         return AuthenticatedClient(client: client, authenticated: true)
     }
 

@@ -22,7 +22,7 @@ public struct SoftwareStatement: Sendable {
     /// is configured), an unexpired `exp`, `nbf` and `iat` not in the future (one minute of clock
     /// skew); then a `software_id` claim (when present) equal to `softwareId`.
     public static func verify(_ jwt: String, trust: SoftwareStatementTrust, softwareId: String, now: Date) throws -> SoftwareStatement {
-        let keys = TrustedKeys(set: try Self.keys(trust.jwks))
+        let keys = PublishedKeys(set: try Self.keys(trust.jwks))
         let claims: [String: JSONValue]
         do {
             claims = try JWTVerifier.verify(jwt, keys: keys, policy: BrokerJWTPolicies.softwareStatement(issuer: trust.issuer), now: now).claims
@@ -65,16 +65,6 @@ public struct SoftwareStatement: Sendable {
         case .expired: "The software statement has expired."
         case .notYetValid, .issuedInTheFuture: "The software statement is not valid yet."
         case .criticalHeader, .wrongType, .nested, .wrongAudience: "The software statement is not acceptable: \(rejection)."
-        }
-    }
-
-    /// The trusted keys of a software_id. A key without a `kid` matches whatever `kid` the
-    /// statement names (vendors often publish one unnamed key).
-    struct TrustedKeys: JWSKeySource {
-        let set: JSONWebKeySet
-
-        func candidates(kid: String?, algorithm: JOSEAlgorithm) -> [JSONWebKey] {
-            set.keys.filter { $0.fits(algorithm) && (kid == nil || $0.kid == nil || $0.kid == kid) }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import JOSE
 import StoreContracts
 
 /// The OpenID Provider / OAuth AS metadata (OIDC Discovery, RFC 8414). Lists only what works.
@@ -27,6 +28,13 @@ public struct DiscoveryEndpoint: Sendable {
         jwksCache.document { context.state.keys.jwksDocument }
     }
 
+    static let secretMethods = ["client_secret_basic", "client_secret_post"]
+    /// RFC 7523 client assertions (docs/client-authentication.md).
+    static let jwtMethods = ["private_key_jwt", "client_secret_jwt"]
+    /// What a client assertion may be signed with: `private_key_jwt`'s algorithms, then HS256.
+    static let assertionAlgorithms = JOSEAlgorithm.allCases.filter(ClientAssertion.algorithms.contains).map(\.rawValue)
+        + [SharedSecretJWT.algorithm]
+
     public func document() -> [String: JSONValue] {
         let state = context.state
         let issuer = context.issuer
@@ -41,14 +49,17 @@ public struct DiscoveryEndpoint: Sendable {
             "introspection_endpoint": .string("\(issuer)/oauth/introspect"),
             "revocation_endpoint": .string("\(issuer)/oauth/revoke"),
             "end_session_endpoint": .string("\(issuer)/oauth/logout"),
-            "introspection_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post"]),
-            "revocation_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
+            "introspection_endpoint_auth_methods_supported": list(Self.secretMethods + Self.jwtMethods),
+            "revocation_endpoint_auth_methods_supported": list(Self.secretMethods + Self.jwtMethods + ["none"]),
+            "token_endpoint_auth_signing_alg_values_supported": list(Self.assertionAlgorithms),
+            "introspection_endpoint_auth_signing_alg_values_supported": list(Self.assertionAlgorithms),
+            "revocation_endpoint_auth_signing_alg_values_supported": list(Self.assertionAlgorithms),
             "response_types_supported": list(["code"]),
             "response_modes_supported": list(ResponseMode.allCases.map(\.rawValue)),
             "grant_types_supported": list(Self.offered(grantTypes, state)),
             "subject_types_supported": list(["public"]),
             "id_token_signing_alg_values_supported": list([algorithm]),
-            "token_endpoint_auth_methods_supported": list(["client_secret_basic", "client_secret_post", "none"]),
+            "token_endpoint_auth_methods_supported": list(Self.secretMethods + Self.jwtMethods + ["none"]),
             "code_challenge_methods_supported": list(["S256"]),
             "scopes_supported": list(Scopes.supported + (Self.services(state).contains(where: \.nativeSSO) ? [NativeSSO.scope] : [])
                 + Self.declaredScopes(state)),

@@ -53,7 +53,7 @@ public final class BrokerEngine: Sendable {
 
     public init(issuer: String, state: EngineState, storage: StoreRoles, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
-                locator: (any AddressLocator)? = nil) {
+                locator: (any AddressLocator)? = nil, clientKeys: (any ClientKeyFetching)? = nil) {
         let live = LiveState(state)
         let audit = audit ?? AuditTrail(metrics: metrics, clock: clock)
         let context = EngineContext(issuer: issuer, clock: clock, logger: logger, metrics: metrics, audit: audit, live: live)
@@ -71,7 +71,9 @@ public final class BrokerEngine: Sendable {
                 contexts.removeAll()
             }
         }
-        let clients = ClientRegistry(live: live, instances: roles.registeredClients)
+        let assertions = ClientAssertions(issuer: issuer, clock: clock, replay: roles.oneTimeGrants,
+                                          keySets: ClientKeySets(fetcher: clientKeys, clock: clock))
+        let clients = ClientRegistry(live: live, instances: roles.registeredClients, assertions: assertions)
         let vault = UpstreamVault(live: live, metrics: metrics, opened: opened)
         let refresher = UpstreamRefresher(context: context, sessionStore: roles.sessions, leaseStore: roles.leases, vault: vault,
                                           coordinator: RefreshCoordinator(),

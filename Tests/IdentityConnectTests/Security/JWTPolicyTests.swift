@@ -44,8 +44,11 @@ struct JWTPolicyTests {
             Use(name: "id_token_hint", policy: BrokerJWTPolicies.idTokenHint(issuer: issuer), signer: rsa, keys: ring,
                 type: "JWT", claims: own),
             Use(name: "software statement", policy: BrokerJWTPolicies.softwareStatement(issuer: "https://vendor.example.com"),
-                signer: vendor, keys: SoftwareStatement.TrustedKeys(set: JSONWebKeySet(keys: [vendor.publicKey])),
+                signer: vendor, keys: PublishedKeys(set: JSONWebKeySet(keys: [vendor.publicKey])),
                 type: nil, claims: ["iss": "https://vendor.example.com", "exp": t + 600, "iat": t, "redirect_uris": ["app:/cb"]]),
+            Use(name: "client assertion (private_key_jwt)", policy: ClientAssertion.policy(clientId: "kid_backend"), signer: vendor,
+                keys: PublishedKeys(set: JSONWebKeySet(keys: [vendor.publicKey])), type: nil,
+                claims: ["iss": "kid_backend", "sub": "kid_backend", "aud": issuer + "/oauth/token", "exp": t + 60, "jti": "a1"]),
             Use(name: "upstream id_token", policy: validator.policy, signer: upstream,
                 keys: JSONWebKeySet(keys: [upstream.publicKey]), type: "JWT",
                 claims: ["iss": "https://idp.example.com", "sub": "x", "aud": "broker", "exp": t + 600, "iat": t]),
@@ -149,6 +152,40 @@ struct JWTPolicyTests {
         if let type = use.type { header["typ"] = type }
         let arrayPayload = Self.encode(header) + "." + Base64URL.encode(Data("[1]".utf8))
         #expect(Self.verdict(use, arrayPayload + "." + Base64URL.encode(try! use.signer.sign(Data(arrayPayload.utf8)))) == .payloadNotAnObject)
+    }
+
+    @Test("client_secret_jwt: HS256 with the client's secret only; none, an asymmetric alg, another secret, crit, cty JWT and stale claims refused")
+    func sharedSecret() throws {
+        let secret = Data(String(repeating: "k", count: 32).utf8)
+        let policy = ClientAssertion.policy(clientId: "kid_backend")
+        let t = Int(Self.now.timeIntervalSince1970)
+        let claims: [String: Any] = ["iss": "kid_backend", "sub": "kid_backend", "aud": Self.issuer, "exp": t + 60, "jti": "s1"]
+        func hs(_ header: [String: Any], _ claims: [String: Any], key: Data = secret) -> String {
+            let input = Self.encode(header) + "." + Self.encode(claims)
+            return input + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: key))))
+        }
+        func verdict(_ token: String) -> JWTRejection? {
+            do {
+                _ = try SharedSecretJWT.verify(token, secret: secret, policy: policy, now: Self.now)
+                return nil
+            } catch { return error }
+        }
+        #expect(verdict(SharedSecretJWT.sign(payload: try JSONSerialization.data(withJSONObject: claims), secret: secret)) == nil)
+        #expect(verdict(hs(["alg": "HS256"], claims)) == nil)
+        #expect(verdict(hs(["alg": "none"], claims)) == .algorithmNotAllowed("none"))
+        #expect(verdict(hs(["alg": "RS256"], claims)) == .algorithmNotAllowed("RS256"))
+        #expect(verdict(hs(["alg": "HS512"], claims)) == .algorithmNotAllowed("HS512"))
+        #expect(verdict(hs(["alg": "HS256"], claims, key: Data("another-secret-of-32-characters!".utf8))) == .badSignature)
+        #expect(verdict(hs(["alg": "HS256", "crit": ["x"]], claims)) == .criticalHeader)
+        #expect(verdict(hs(["alg": "HS256", "cty": "JWT"], claims)) == .nested)
+        #expect(verdict(hs(["alg": "HS256", "typ": "at+jwt"], claims)) == .wrongType("at+jwt"))
+        var changed = claims
+        changed["exp"] = t - 3600
+        #expect(verdict(hs(["alg": "HS256"], changed)) == .expired)
+        changed = claims
+        changed["iss"] = "kid_other"
+        #expect(verdict(hs(["alg": "HS256"], changed)) == .wrongIssuer)
+        #expect(verdict(String(hs(["alg": "HS256"], claims).dropLast(2))) != nil)
     }
 
     @Test("the upstream id_token's audience must name the broker's client")
