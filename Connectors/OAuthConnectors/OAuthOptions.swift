@@ -15,6 +15,9 @@ struct OAuthOptions: Sendable {
     var authorizationEndpoint: String?
     var clientId: String
     var clientSecret: String?
+    /// `clientAuth: private_key_jwt`: the key that signs the client's assertion at the token
+    /// endpoint (RFC 7523) instead of any secret.
+    var assertionKey: SigningKey?
     var scopes: [String]
     var grantType: GrantType
     /// Dotted path of the user id in the user-id answer, the token response or the claims.
@@ -63,6 +66,19 @@ struct OAuthOptions: Sendable {
         let reader = ConfigReader(node, problems: problems)
         options.clientId = reader.string("clientId", required: true) ?? ""
         options.clientSecret = reader.string("clientSecret").flatMap { $0.isEmpty ? nil : $0 }
+        switch reader.string("clientAuth") {
+        case nil, "client_secret"?: break
+        case "private_key_jwt"?:
+            options.assertionKey = assertionKey(reader)
+            if reader.has("clientSecret") { reader.problem("clientSecret", "is never sent with clientAuth: private_key_jwt; remove it") }
+        case let other?: reader.problem("clientAuth", "must be client_secret or private_key_jwt, not '\(other)'")
+        }
+        if options.assertionKey == nil {
+            for key in ["privateKey", "privateKeyId"] where reader.has(key) {
+                _ = reader.raw(key)
+                reader.problem(key, "applies to clientAuth: private_key_jwt only")
+            }
+        }
         options.authorizationEndpoint = reader.url("grantEndpoint")?.absoluteString
         options.userIdEndpoint = reader.url("userIdEndpoint")?.absoluteString
         if let attribute = reader.string("userIdAttribute") {
@@ -117,6 +133,25 @@ struct OAuthOptions: Sendable {
         reader.finish()
         try problems.throwIfAny()
         return options
+    }
+}
+
+extension OAuthOptions {
+    /// `privateKey` (a PEM private key, RSA of 2048 bits or more or EC P-256, usually by
+    /// `${file:…}`), signing RS256 or ES256, named `privateKeyId` or else its RFC 7638 thumbprint
+    /// (what the provider sees as the assertion's `kid`).
+    static func assertionKey(_ reader: ConfigReader) -> SigningKey? {
+        guard let pem = reader.string("privateKey", required: true) else { return nil }
+        let named = reader.string("privateKeyId")
+        for algorithm in [JOSEAlgorithm.rs256, .es256] {
+            guard let key = try? SigningKey(kid: named ?? "", algorithm: algorithm, pem: pem) else { continue }
+            guard named == nil else { return key }
+            let fields = key.publicKey.publicFields.mapValues { JSONValue.string($0) }
+            guard let thumbprint = JWKThumbprint.sha256(of: fields) else { return key }
+            return try? SigningKey(kid: thumbprint, algorithm: algorithm, pem: pem)
+        }
+        reader.problem("privateKey", "must be a PEM private key: RSA of 2048 bits or more, or EC P-256")
+        return nil
     }
 }
 

@@ -20,7 +20,8 @@ final class OAuthUpstream: Sendable {
         self.clock = clock
         tokenClient = TokenEndpointClient(clientId: options.clientId, clientSecret: options.clientSecret,
                                           includeClientId: options.includeClientIdInTokenRequest,
-                                          includeClientSecret: options.includeClientSecretInTokenRequest, http: http)
+                                          includeClientSecret: options.includeClientSecretInTokenRequest,
+                                          assertionKey: options.assertionKey, clock: clock, http: http)
         if options.openID, let issuer = options.issuer {
             provider = OIDCProvider(issuer: issuer, http: http, clock: clock)
             validator = IDTokenValidator(issuer: issuer, clientId: options.clientId, allowed: options.allowedAlgorithms,

@@ -1,6 +1,7 @@
 import ConnectorHTTP
 import Foundation
 import IdentityCore
+import JOSE
 
 /// Calls the upstream token endpoint (RFC 6749 §4.1.3, §4.3, §6) with the configured client
 /// authentication, and sorts its answers into tokens, refusals and failures.
@@ -9,6 +10,9 @@ struct TokenEndpointClient: Sendable {
     let clientSecret: String?
     let includeClientId: Bool
     let includeClientSecret: Bool
+    /// `clientAuth: private_key_jwt`: signs a fresh assertion for every request.
+    let assertionKey: SigningKey?
+    let clock: any BrokerClock
     let http: UpstreamHTTP
 
     /// A successful token response.
@@ -28,13 +32,23 @@ struct TokenEndpointClient: Sendable {
         case refused(error: String, description: String?)
     }
 
-    /// Client authentication (docs/connectors/oauth2-oidc.md, "Options"): the secret in the body
+    /// Client authentication (docs/connectors/oauth2-oidc.md, "Options"): with `private_key_jwt`
+    /// a signed assertion for `url` (RFC 7523: `iss` and `sub` the client id, `aud` the token
+    /// endpoint, a new `jti`, valid for a minute) and `client_id`; else the secret in the body
     /// when `includeClientSecretInTokenRequest`, HTTP Basic otherwise; `client_id` in the body when
     /// `includeClientIdInTokenRequest`, when the secret goes in the body, or for a public client.
-    func authentication() -> (fields: [(String, String)], headers: [(String, String)]) {
+    func authentication(for url: String) throws -> (fields: [(String, String)], headers: [(String, String)]) {
         var fields: [(String, String)] = []
         var headers: [(String, String)] = []
-        if let clientSecret {
+        if let assertionKey {
+            let now = Int(clock.now().timeIntervalSince1970)
+            let claims: [String: Any] = ["iss": clientId, "sub": clientId, "aud": url, "jti": Secrets.randomToken(),
+                                         "iat": now, "exp": now + 60]
+            let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys, .withoutEscapingSlashes])
+            fields.append(("client_id", clientId))
+            fields.append(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"))
+            fields.append(("client_assertion", try CompactJWS.sign(payload: payload, type: "JWT", key: assertionKey)))
+        } else if let clientSecret {
             if includeClientSecret {
                 fields.append(("client_id", clientId))
                 fields.append(("client_secret", clientSecret))
@@ -51,7 +65,7 @@ struct TokenEndpointClient: Sendable {
     }
 
     func request(_ url: String, grant: [(String, String)]) async throws -> Outcome {
-        let auth = authentication()
+        let auth = try authentication(for: url)
         let answer = try await http.postForm(url, grant + auth.fields, headers: auth.headers, what: "identity provider's token endpoint")
         return try Self.interpret(answer)
     }

@@ -67,6 +67,10 @@ package struct BrokerConfigReader {
         let appSecret = reader.string("appSecret")
         if let appSecret, appSecret.count < 8 { reader.problem("appSecret", "must be at least 8 characters") }
         let clientAuth = reader.section("clientAuth") { readClientAuth($0, appSecret: appSecret) } ?? nil
+        if validateAuth == .required, let method = clientAuth?.method, method != .clientSecret {
+            reader.problem("validateAuth", "required takes Basic appKey:appSecret, which a \(method.rawValue) environment never sends; "
+                           + "its back ends use POST /oauth/introspect")
+        }
         var environment = Environment(
             appKey: appKey,
             appSecret: appSecret,
@@ -80,6 +84,10 @@ package struct BrokerConfigReader {
             apiResources: readAPIResources(reader),
             location: reader.node.location, keyPath: reader.node.keyPath)
         environment.clientAuth = clientAuth
+        environment.requireSignedRequestObject = reader.bool("requireSignedRequestObject") ?? false
+        if environment.requireSignedRequestObject, (clientAuth?.method ?? .clientSecret) == .clientSecret {
+            reader.problem("requireSignedRequestObject", "needs clientAuth private_key_jwt or client_secret_jwt: the keys its requests are signed with")
+        }
         return environment
     }
 
@@ -96,7 +104,7 @@ package struct BrokerConfigReader {
         switch method {
         case .privateKeyJWT:
             if (jwks == nil) == (jwksUri == nil) { reader.problem("jwks", "private_key_jwt needs the client's keys: jwks or jwksUri, one of them") }
-            if let jwksUri, jwksUri.scheme != "https", !["127.0.0.1", "localhost", "::1"].contains(jwksUri.host ?? "") {
+            if let jwksUri, jwksUri.scheme != "https", jwksUri.scheme != "http" || !["127.0.0.1", "localhost", "::1"].contains(jwksUri.host ?? "") {
                 reader.problem("jwksUri", "must be https (plain http only on loopback): whoever changes the keys in transit becomes the client")
             }
         case .clientSecretJWT, .clientSecret:

@@ -210,6 +210,9 @@ public struct Environment: Sendable {
     /// How its clients must authenticate at the token, PAR, introspection, revocation and device
     /// endpoints; nil: with `appSecret` (Basic or `client_secret`), docs/client-authentication.md.
     public var clientAuth: ClientAuthSettings?
+    /// Authorization requests must come as signed request objects (RFC 9101), by value or
+    /// pushed; needs a JWT `clientAuth` (docs/client-authentication.md).
+    public var requireSignedRequestObject = false
     public var location: SourceLocation
     public var keyPath: String
 

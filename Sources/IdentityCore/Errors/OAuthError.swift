@@ -20,6 +20,8 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidTarget = Code(rawValue: "invalid_target")
         /// OIDC Core 6: request objects (`request`) are not processed.
         public static let requestNotSupported = Code(rawValue: "request_not_supported")
+        /// RFC 9101 §6.3: the request object's signature or claims do not hold.
+        public static let invalidRequestObject = Code(rawValue: "invalid_request_object")
         /// OIDC Core 6: a `request_uri` the pushed authorization endpoint did not issue.
         public static let requestURINotSupported = Code(rawValue: "request_uri_not_supported")
         public static let invalidToken = Code(rawValue: "invalid_token")

@@ -142,7 +142,7 @@ extension AuthorizationRequest {
             }
         }
         if parameters["request"] != nil {
-            throw .redirect(OAuthError(.requestNotSupported, "Request objects are not supported; send the parameters themselves."), target)
+            throw .redirect(OAuthError(.requestNotSupported, "Request objects are taken at GET /oauth/auth and PAR only; send the parameters themselves."), target)
         }
         if parameters["request_uri"] != nil {
             throw .redirect(OAuthError(.requestURINotSupported, "Only request_uri values from the pushed authorization endpoint are supported."), target)

@@ -16,6 +16,7 @@ public struct AuthorizeEndpoint: Sendable {
     let sso: SSOSessions
     let webSSO: WebSSO
     let pushed: PushedAuthorizations
+    let requestObjects: RequestObjects
     let secondFactors: SecondFactors
     let secondStep: SecondStepSignIn
 
@@ -26,7 +27,7 @@ public struct AuthorizeEndpoint: Sendable {
         let parameters: OAuthParameters
         do throws(AuthorizationFailure) {
             let expanded = try await pushed.expand(given)
-            parameters = expanded.parameters
+            parameters = try await requestObjects.expand(expanded.parameters, pushed: expanded.pushed, in: state)
             request = try await AuthorizationRequest.parse(parameters, issuer: context.issuer) { try await clients.resolve($0, in: state) }
             if request.client.service.requirePar && !expanded.pushed {
                 throw AuthorizationFailure.redirect(.invalidRequest("This app must push its authorization requests (PAR) first."),

@@ -25,6 +25,7 @@ public struct PushedAuthorizations: Sendable {
     let clients: ClientRegistry
     let rateLimiter: RateLimiter
     let dpop: DPoPGate
+    let requestObjects: RequestObjects
 
     public static let lifetime = 60
     public static let uriPrefix = "urn:ietf:params:oauth:request_uri:"
@@ -43,8 +44,15 @@ public struct PushedAuthorizations: Sendable {
         }
         var pairs = parameters.pairs.filter { $0.0 != "client_secret" && $0.0 != "client_assertion" && $0.0 != "client_assertion_type" }
         if parameters["client_id"] == nil { pairs.append(("client_id", caller.client.clientId)) }
+        // A signed request object (RFC 9101 §6) stands for the whole request; an environment
+        // with requireSignedRequestObject pushes nothing else.
+        do {
+            pairs = try await requestObjects.expand(try OAuthParameters(pairs: pairs), pushed: false, in: state).pairs
+        } catch let failure as AuthorizationFailure {
+            throw failure.error.code == .invalidClient ? OAuthError.invalidClient(failure.error.errorDescription) : failure.error
+        }
         if let proven = try await dpop.tokenRequest(proofs: dpopProofs, path: path, client: caller.client, proofRequired: false) {
-            switch parameters["dpop_jkt"] {
+            switch pairs.last(where: { $0.0 == "dpop_jkt" })?.1 {
             case nil: pairs.append(("dpop_jkt", proven))
             case proven?: break
             default: throw DPoPGate.invalidProof("dpop_jkt names another key than the DPoP proof's.", resource: false)

@@ -90,18 +90,24 @@ struct ClientAssertion: Sendable {
         return Verified(jti: jti, expiresAt: Date(timeIntervalSince1970: expiry))
     }
 
-    /// The issuer and the URLs of the endpoints that authenticate clients.
+    /// The issuer and the URLs of the endpoints that authenticate clients, with Kinvey's version
+    /// prefixes (`/v3/oauth/token` is the token endpoint too).
+    static let endpoints = ["token", "par", "introspect", "revoke", "device_authorization"]
     static func audiences(issuer: String) -> Set<String> {
-        Set([issuer, issuer + "/"] + ["token", "par", "introspect", "revoke", "device_authorization"].map { "\(issuer)/oauth/\($0)" })
+        Set([issuer, issuer + "/"] + ["", "/v1", "/v2", "/v3"].flatMap { prefix in endpoints.map { "\(issuer)\(prefix)/oauth/\($0)" } })
     }
 }
 
 /// Keys a client or an app vendor publishes: a key without a `kid` matches whatever `kid` a
 /// token names (many publish one unnamed key); otherwise the `kid` must match.
+///
+/// At most ``maximumCandidates`` keys are tried for one token: a token without `kid` cannot make
+/// the broker check its signature against every key of a large set.
 struct PublishedKeys: JWSKeySource {
+    static let maximumCandidates = 8
     let set: JSONWebKeySet
 
     func candidates(kid: String?, algorithm: JOSEAlgorithm) -> [JSONWebKey] {
-        set.keys.filter { $0.fits(algorithm) && (kid == nil || $0.kid == nil || $0.kid == kid) }
+        Array(set.keys.lazy.filter { $0.fits(algorithm) && (kid == nil || $0.kid == nil || $0.kid == kid) }.prefix(Self.maximumCandidates))
     }
 }

@@ -19,34 +19,40 @@ struct ClientAssertions: Sendable {
         guard client.instance == nil else {
             throw OAuthError.invalidClient("App instances authenticate with their client secret, not a client assertion.")
         }
-        let keys: ClientAssertion.Keys
-        switch client.environment.clientAuth?.method {
-        case .privateKeyJWT?:
-            if let configured = client.entry.clientKeys {
-                keys = .published(PublishedKeys(set: configured))
-            } else if let url = client.environment.clientAuth?.jwksUri {
-                let kid = CompactJWS.decode(assertion.text, maxLength: ClientAssertion.maxLength)?.keyId
-                keys = .published(PublishedKeys(set: try await keySets.keys(at: url, kid: kid)))
-            } else {
-                throw OAuthError.internalFailure("private_key_jwt client \(client.appKey) has no keys")
-            }
-        case .clientSecretJWT?:
-            guard let secret = client.environment.appSecret else {
-                throw OAuthError.internalFailure("client_secret_jwt client \(client.appKey) has no appSecret")
-            }
-            keys = .secret(secret)
-        case .clientSecret?, nil:
+        let kid = CompactJWS.decode(assertion.text, maxLength: ClientAssertion.maxLength)?.keyId
+        guard let keys = try await keys(of: client, kid: kid) else {
             throw OAuthError.invalidClient("This client authenticates with its secret, not a client assertion.")
         }
         let verified = try assertion.verify(keys: keys, issuer: issuer, now: clock.now())
         let key = Secrets.hash("client-assertion|\(client.appKey)|\(verified.jti)")
         let fresh: Bool
         do {
+            // Kept five minutes past `exp`: an instance whose clock runs behind still finds it.
             fresh = try await replay.insertOneTimeGrantIfAbsent(hash: key, sealed: Data(),
-                                                                expiresAt: verified.expiresAt.addingTimeInterval(ClientAssertion.skew))
+                                                                expiresAt: verified.expiresAt.addingTimeInterval(300))
         } catch {
             throw OAuthError.wrapping(error, "client assertion replay check")
         }
         guard fresh else { throw OAuthError.invalidClient("This client assertion was used before (jti).") }
+    }
+
+    /// What verifies JWTs a client signs (its assertions, its request objects): its configured or
+    /// published public keys (`private_key_jwt`), its secret (`client_secret_jwt`); nil for a
+    /// client without `clientAuth` or an app instance.
+    func keys(of client: ResolvedClient, kid: String?) async throws -> ClientAssertion.Keys? {
+        guard client.instance == nil, let settings = client.environment.clientAuth else { return nil }
+        switch settings.method {
+        case .privateKeyJWT:
+            if let configured = client.entry.clientKeys { return .published(PublishedKeys(set: configured)) }
+            guard let url = settings.jwksUri else { throw OAuthError.internalFailure("private_key_jwt client \(client.appKey) has no keys") }
+            return .published(PublishedKeys(set: try await keySets.keys(at: url, kid: kid)))
+        case .clientSecretJWT:
+            guard let secret = client.environment.appSecret else {
+                throw OAuthError.internalFailure("client_secret_jwt client \(client.appKey) has no appSecret")
+            }
+            return .secret(secret)
+        case .clientSecret:
+            return nil
+        }
     }
 }

@@ -12,11 +12,14 @@ public protocol ClientKeyFetching: Sendable {
 /// The published key sets of `private_key_jwt` clients, cached: a set is used for five minutes,
 /// fetched again sooner when an assertion names a `kid` it lacks (key rotation), but never more
 /// than once every 30 seconds per URL — forged `kid`s cannot make the broker hammer a client's
-/// server — and one fetch serves every request that waits for it. A set that cannot be fetched
-/// again is kept while it is the last good one. Only configured URLs are ever fetched.
+/// server — and one fetch serves every request that waits for it. While the set cannot be
+/// fetched again, the last one that arrived is used for at most a day; any JWK set that arrives,
+/// an empty one too, replaces it (a client that empties its set revokes its keys). Only
+/// configured URLs are ever fetched.
 actor ClientKeySets {
     static let maximumAge: TimeInterval = 300
     static let minimumRefetchInterval: TimeInterval = 30
+    static let maximumStaleness: TimeInterval = 86_400
 
     private struct Entry {
         var keys: JSONWebKeySet?
@@ -42,15 +45,15 @@ actor ClientKeySets {
            kid.map({ keys.contains(kid: $0) || keys.keys.contains { $0.kid == nil } }) ?? true {
             return keys
         }
-        if let fetching = entry.fetching { return try await answer(fetching, fallback: entry.keys) }
+        if let fetching = entry.fetching { return try await answer(fetching, fallback: Self.fallback(entry, now: now)) }
         if now.timeIntervalSince(entry.attemptedAt) < Self.minimumRefetchInterval {
-            guard let keys = entry.keys else { throw Self.unavailable(url, "fetched less than 30 s ago without success") }
+            guard let keys = Self.fallback(entry, now: now) else { throw Self.unavailable(url, "fetched less than 30 s ago without success") }
             return keys
         }
         guard let fetcher else { throw Self.unavailable(url, "this broker has no way to fetch it") }
         let fetching = Task { () throws -> JSONWebKeySet in
             let data = try await fetcher.jwks(at: url)
-            guard let set = JSONWebKeySet(parsing: data), !set.keys.isEmpty else {
+            guard let set = JSONWebKeySet(parsing: data) else {
                 throw OAuthError.invalidClient("The client's jwks_uri does not serve a JWK set.")
             }
             return set
@@ -58,7 +61,12 @@ actor ClientKeySets {
         entry.attemptedAt = now
         entry.fetching = fetching
         entries[url] = entry
-        return try await answer(fetching, fallback: entry.keys)
+        return try await answer(fetching, fallback: Self.fallback(entry, now: now))
+    }
+
+    /// The last set that arrived, while it is less than a day old.
+    private static func fallback(_ entry: Entry, now: Date) -> JSONWebKeySet? {
+        now.timeIntervalSince(entry.fetchedAt) < maximumStaleness ? entry.keys : nil
     }
 
     private func answer(_ fetching: Task<JSONWebKeySet, any Error>, fallback: JSONWebKeySet?) async throws -> JSONWebKeySet {

@@ -67,7 +67,9 @@ public struct DiscoveryEndpoint: Sendable {
                                       "email", "email_verified", "name", "preferred_username", "groups"]),
             "acr_values_supported": list([AuthenticationContext.password, AuthenticationContext.secondFactor]),
             "prompt_values_supported": list(["none", "login", "consent", "select_account"]),
-            "request_parameter_supported": .bool(false),
+            // RFC 9101 request objects, from clients that sign (docs/client-authentication.md).
+            "request_parameter_supported": .bool(true),
+            "request_object_signing_alg_values_supported": list(Self.assertionAlgorithms),
             "request_uri_parameter_supported": .bool(false),
             "pushed_authorization_request_endpoint": .string("\(issuer)/oauth/par"),
             "require_pushed_authorization_requests": .bool(Self.everyServiceRequiresPar(state)),

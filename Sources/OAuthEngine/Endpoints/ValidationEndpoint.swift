@@ -55,6 +55,11 @@ public struct ValidationEndpoint: Sendable {
                 throw OAuthError.invalidClient("This environment requires client authentication to validate tokens.")
             }
             let caller = try ClientAuthenticator(directory: context.state.directory).authenticate(OAuthParameters(), basic: basic)
+            // A JWT-authenticated environment's secret never travels (docs/client-authentication.md).
+            if let method = caller.client.environment.clientAuth?.method, method != .clientSecret {
+                throw OAuthError.invalidClient("This environment authenticates with a signed client assertion (\(method.rawValue)); "
+                                               + "its back ends ask POST /oauth/introspect instead.")
+            }
             guard caller.authenticated, caller.client.appKey == verified.client.appKey else {
                 throw OAuthError.invalidClient("The token belongs to another environment.")
             }

@@ -128,11 +128,13 @@ public final class BrokerEngine: Sendable {
         self.signingKeys = keys
         self.tokens = tokens
         self.validation = validation
+        let requestObjects = RequestObjects(issuer: issuer, clock: clock, clients: clients, assertions: assertions)
         let pushed = PushedAuthorizations(context: context, grantStore: roles.oneTimeGrants, clients: clients, rateLimiter: rateLimiter,
-                                          dpop: dpop)
+                                          dpop: dpop, requestObjects: requestObjects)
         pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, sessionStore: roles.sessions, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
-                                      sso: sso, webSSO: webSSO, pushed: pushed, secondFactors: secondFactors, secondStep: secondStep)
+                                      sso: sso, webSSO: webSSO, pushed: pushed, requestObjects: requestObjects, secondFactors: secondFactors,
+                                      secondStep: secondStep)
         passwordSignIn = PasswordSignIn(context: context, pendingStore: roles.pending, authorizations: authorizations, signIns: signIns,
                                         checker: checker,
                                         secondFactors: secondFactors, secondStep: secondStep)

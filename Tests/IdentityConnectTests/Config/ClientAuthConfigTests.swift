@@ -47,6 +47,7 @@ struct ClientAuthConfigTests {
             ("{ method: private_key_jwt, jwks: '{\"keys\":[{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}]}' }", "", "clientAuth.jwks", "holds private key material"),
             ("{ method: private_key_jwt, jwks: '{\"keys\":[]}' }", "", "clientAuth.jwks", "holds no usable public key"),
             ("{ method: private_key_jwt, jwks: 'not json' }", "", "clientAuth.jwks", "must be the JSON text of a JWK set"),
+            ("{ method: private_key_jwt, jwks: \(Self.jwks) }", "    validateAuth: required\n", "validateAuth", "never sends"),
         ]
         for (clientAuth, secret, path, reason) in cases {
             let problems = try ConfigLoaderTests.problems(["env.yaml": Self.environment(clientAuth, secret: secret)]).map(\.description)

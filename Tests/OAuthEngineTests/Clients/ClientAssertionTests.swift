@@ -75,6 +75,24 @@ struct ClientAssertionTests {
         _ = try await fixture.token(Self.password + Self.authentication(try Self.assertion(key, now: now)), basic: nil)
     }
 
+    @Test("PAR, appKey.service as client_id, /v3 audiences; validate refuses the environment's secret (it never travels)")
+    func endpointsAndValidate() async throws {
+        let key = try SigningKey.generate(.es256)
+        let fixture = try await EngineFixture(environments: [Self.environment(.privateKeyJWT, jwks: Self.jwks([key]))])
+        let now = fixture.clock.now()
+        let pushed = try await fixture.engine.pushedAuthorizations.push(
+            try EngineFixture.parameters(EngineFixture.authorizationPairs(clientId: Self.appKey)
+                                         + Self.authentication(try Self.assertion(key, now: now, audience: EngineFixture.issuer + "/oauth/par"))),
+            basic: nil, clientAddress: nil)
+        #expect(pushed.request_uri.hasPrefix(PushedAuthorizations.uriPrefix))
+        let tokens = try await fixture.token(Self.password + [("client_id", Self.appKey + ".users")]
+                                             + Self.authentication(try Self.assertion(key, now: now, audience: EngineFixture.issuer + "/v3/oauth/token")),
+                                             basic: nil)
+        let refused = await Self.failure { try await fixture.engine.validation.validate(accessToken: tokens.access_token, basic: Self.secretCredentials) }
+        #expect(refused?.code == .invalidClient)
+        #expect(refused?.errorDescription.contains("POST /oauth/introspect") == true)
+    }
+
     @Test("client_secret_jwt: an HS256 assertion keyed with appSecret; an asymmetric one or the bare secret is refused")
     func clientSecretJWT() async throws {
         let fixture = try await EngineFixture(environments: [Self.environment(.clientSecretJWT)])
@@ -117,11 +135,21 @@ struct ClientAssertionTests {
         fixture.clock.advance(31)
         #expect(await signIn(third)?.code == .invalidClient)
         #expect(published.fetches == 3)
-        // The client's server fails: the last good set still serves once it is five minutes old.
+        // The client's server fails: the last good set still serves once it is five minutes old,
+        // for a day; then nothing does.
         published.fail()
         fixture.clock.advance(400)
         #expect(await signIn(second) == nil)
         #expect(published.fetches == 4)
+        fixture.clock.advance(86_400)
+        #expect(await signIn(second)?.errorDescription.contains("could not be fetched") == true)
+        // An empty set revokes every key at once.
+        published.set(#"{"keys":[]}"#)
+        fixture.clock.advance(31)
+        #expect(await signIn(second)?.code == .invalidClient)
+        #expect(published.fetches == 6)
+        fixture.clock.advance(400)
+        #expect(await signIn(second)?.errorDescription == "The client assertion is not valid.")
     }
 
     @Test("a published set that never arrived is invalid_client with nothing spent; an environment without clientAuth takes no assertion")
