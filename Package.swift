@@ -141,7 +141,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], path: "Connectors/AuthLinkKit"),
         .target(name: "FuzzEntries", dependencies: [
-            "JOSE", "OAuthEngine", "IdentityConfig", "IdentityCore", "IdentityApp", "SAMLConnector", "LDAPClient",
+            "JOSE", "OAuthEngine", "IdentityConfig", "IdentityCore", "SAMLConnector", "LDAPClient",
             "AuthLinkConnector", "UserAgent",
         ]),
         .executableTarget(name: "AuthLinkSample", dependencies: [

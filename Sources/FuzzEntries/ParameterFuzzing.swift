@@ -1,5 +1,4 @@
 import Foundation
-import IdentityApp
 import OAuthEngine
 
 /// Form and JSON request bodies, as every OAuth endpoint reads them.
@@ -8,9 +7,9 @@ enum ParameterFuzzing {
     /// decoded again, gives the same pairs (nothing is lost or invented on the way).
     static func form(_ data: Data) {
         guard let text = String(data: data, encoding: .utf8),
-              let pairs = try? RequestParameters.decodeForm(text) else { return }
+              let pairs = try? ParameterDecoding.form(text) else { return }
         let encoded = pairs.map { RedirectURL.encode($0.0) + "=" + RedirectURL.encode($0.1) }.joined(separator: "&")
-        guard let again = try? RequestParameters.decodeForm(encoded) else {
+        guard let again = try? ParameterDecoding.form(encoded) else {
             return require(false, "re-encoded pairs no longer decode: \(encoded.prefix(200))")
         }
         require(again.count == pairs.count && zip(again, pairs).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 },
@@ -20,7 +19,7 @@ enum ParameterFuzzing {
 
     /// A JSON body: a flat object or a clear refusal, then the same duplicate and size rules.
     static func json(_ data: Data) {
-        guard let pairs = try? RequestParameters.decodeJSON(data) else { return }
+        guard let pairs = try? ParameterDecoding.json(data) else { return }
         check(pairs)
     }
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 @testable import IdentityApp
 import NIOCore
 import IdentityCore
+import OAuthEngine
 import Testing
 
 @Suite("Bad input gets a clear error, never a 500")
@@ -183,10 +184,10 @@ struct FormDecodingTests {
             ("token=\(token)+", ["token=\(token) "]), ("token=\(token)%3D", ["token=\(token)="]),
         ]
         for (body, expected) in cases {
-            let pairs = try RequestParameters.decodeForm(body)
+            let pairs = try ParameterDecoding.form(body)
             #expect(pairs.map { "\($0.0)=\($0.1)" } == expected, "\(body.prefix(40))")
         }
-        #expect(throws: OAuthError.self) { try RequestParameters.decodeForm("token=\(token)%4") }
+        #expect(throws: OAuthError.self) { try ParameterDecoding.form("token=\(token)%4") }
     }
 
     @Test("percent-encoding, plus signs, empty values; invalid escapes and invalid UTF-8 refused")
