@@ -109,5 +109,7 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 .venv-peers/bin/python scripts/client-auth-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/connectors/oauth2-oidc.md: private_key_jwt toward a provider that requires it (Glewlwyd).
 .venv-peers/bin/python scripts/upstream-client-auth-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/connectors/oauth2-oidc.md: a sign-out at the provider (Glewlwyd) ends the broker's sign-in by back-channel logout.
+.venv-peers/bin/python scripts/backchannel-logout-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"

@@ -53,9 +53,14 @@ final class OAuthUpstream: Sendable {
     /// - Parameter nonce: the authorization request's nonce (code flow); nil for the password grant.
     func identity(from tokens: TokenEndpointClient.Tokens, nonce: String?) async throws -> ConnectorIdentity {
         var claims: [String: JSONValue] = [:]
+        // The provider's session (the ID token's `sid`), for its back-channel logout.
+        var upstreamSessionId: String?
         if let validator, let provider {
             if let idToken = tokens.idToken {
                 claims = try await verified(idToken, validator: validator, provider: provider, nonce: nonce, subject: nil)
+                if let sid = claims["sid"]?.stringValue, !sid.isEmpty, sid.utf8.count <= 256, let issuer = options.issuer {
+                    upstreamSessionId = Self.upstreamSessionId(issuer: issuer, sid: sid)
+                }
             } else if nonce != nil {
                 throw ConnectorFailure(.invalidResponse, "The identity provider returned no ID token.")
             }
@@ -89,7 +94,8 @@ final class OAuthUpstream: Sendable {
         let attributes = claims.filter { !Self.protocolClaims.contains($0.key) }
         return ConnectorIdentity(userId: userId, attributes: attributes,
                                  upstream: UpstreamToken(token: tokens.accessToken, refreshToken: tokens.refreshToken,
-                                                         expiresAt: tokens.expiresIn.map { clock.now().addingTimeInterval($0) }, extra: extra))
+                                                         expiresAt: tokens.expiresIn.map { clock.now().addingTimeInterval($0) }, extra: extra),
+                                 upstreamSessionId: upstreamSessionId)
     }
 
     /// Renews the upstream token with its refresh token (RFC 6749 §6). A rotated refresh token

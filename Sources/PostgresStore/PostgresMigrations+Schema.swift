@@ -172,5 +172,10 @@ extension PostgresMigrations {
         ]),
         // DPoP (RFC 9449): the key a token family is bound to.
         ("v14-dpop", ["ALTER TABLE token_families ADD COLUMN dpop_jkt TEXT"]),
+        // An OpenID provider's back-channel logout may name only its session (`sid`): the sessions
+        // it started are found by that key alone. Partial: only sessions with a key are indexed.
+        ("v15-upstream-session-index", [
+            "CREATE INDEX sessions_upstream_session ON sessions (upstream_session) WHERE upstream_session IS NOT NULL",
+        ]),
     ]
 }

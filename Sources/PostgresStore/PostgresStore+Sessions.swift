@@ -98,6 +98,22 @@ extension PostgresStore: SessionStore {
             """).map { try $0.decode(String.self) }.sorted()
     }
 
+    /// One statement, as `endSessions(subject:…)`; the partial index on `upstream_session` finds them.
+    public func endSessions(upstreamSessionKey: String, at date: Date) async throws -> [String] {
+        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
+        return try await rows("""
+            WITH ended AS (
+                UPDATE sessions SET revoked_at = \(date.pg), upstream = NULL
+                WHERE upstream_session = \(upstreamSessionKey) AND revoked_at IS NULL AND expires_at > \(date.pg)
+                RETURNING id
+            ), families AS (
+                UPDATE token_families SET revoked_at = COALESCE(revoked_at, \(date.pg))
+                WHERE session_id IN (SELECT id FROM ended) RETURNING 1
+            )
+            SELECT id FROM ended
+            """).map { try $0.decode(String.self) }.sorted()
+    }
+
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                                attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges

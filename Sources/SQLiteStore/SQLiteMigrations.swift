@@ -183,6 +183,13 @@ extension SQLiteStore {
             // DPoP (RFC 9449): the key a token family is bound to.
             try db.execute(sql: "ALTER TABLE token_families ADD COLUMN dpop_jkt TEXT")
         }
+        migrator.registerMigration("v17-upstream-session-index") { db in
+            // An OpenID provider's back-channel logout may name only its session (`sid`): the
+            // sessions it started are found by that key alone. Partial: most sessions have none.
+            try db.execute(sql: """
+                CREATE INDEX sessions_upstream_session ON sessions(upstream_session) WHERE upstream_session IS NOT NULL
+                """)
+        }
         return migrator
     }
 }

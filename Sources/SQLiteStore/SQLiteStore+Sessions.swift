@@ -93,26 +93,6 @@ extension SQLiteStore: SessionStore {
         }
     }
 
-    public func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String] {
-        defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges
-        return try await write { db in
-            var sql = "SELECT id FROM sessions WHERE subject = ? AND revoked_at IS NULL AND expires_at > ?"
-            var arguments: StatementArguments = [subject, date.sql]
-            if let keys = upstreamSessionKeys, !keys.isEmpty {
-                sql += " AND (upstream_session IS NULL OR upstream_session IN (\(keys.map { _ in "?" }.joined(separator: ", "))))"
-                arguments += StatementArguments(keys)
-            }
-            let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
-            for id in ids {
-                try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?")
-                    .execute(arguments: [date.sql, id])
-                try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
-                    .execute(arguments: [date.sql, id])
-            }
-            return ids
-        }
-    }
-
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                                attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {
         defer { accessChanges.bump() }  // after the write: see AccessTokenStore.accessContextChanges

@@ -59,6 +59,11 @@ public protocol SessionStore: Sendable {
     /// ``LoginSession/upstreamSessionKey`` is one of them or unknown (nil). Returns the ids of the
     /// sessions it ended: the identity source ended those sign-ins (SAML single logout).
     func endSessions(subject: String, upstreamSessionKeys: [String]?, at date: Date) async throws -> [String]
+    /// Ends, in one transaction, every live session whose ``LoginSession/upstreamSessionKey`` is
+    /// `upstreamSessionKey`, whoever's it is, and every family in them; returns their ids: the
+    /// identity source ended that sign-in of its own (an OpenID provider's back-channel logout
+    /// naming only its `sid`). Sessions without a key are never matched.
+    func endSessions(upstreamSessionKey: String, at date: Date) async throws -> [String]
     /// Replaces the upstream token if `expectedVersion` still matches; returns whether it did.
     func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                         attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool

@@ -76,6 +76,19 @@ extension MemoryStore: SessionStore {
         }
     }
 
+    public func endSessions(upstreamSessionKey: String, at date: Date) async throws -> [String] {
+        try accessContextWrite { tables in
+            let ended = tables.sessions.values.filter { session in
+                session.upstreamSessionKey == upstreamSessionKey && session.revokedAt == nil && session.expiresAt > date
+            }.map(\.id).sorted()
+            for id in ended {
+                tables.endSession(id, at: date)
+                tables.revokeFamilies(inSession: id, at: date)
+            }
+            return ended
+        }
+    }
+
     /// Compare-and-swap on the version, for a session not revoked; nil attributes keep the stored ones.
     public func updateUpstream(sessionId: String, sealedUpstream: Data?, upstreamExpiresAt: Date?,
                                attributes: [String: JSONValue]?, expectedVersion: Int) async throws -> Bool {

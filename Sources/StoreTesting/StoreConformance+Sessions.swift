@@ -104,6 +104,30 @@ extension StoreConformance {
         #expect(try await roles.sessions.session(id: "b1")?.revokedAt == nil)
     }
 
+    static func endSessionsByUpstreamKey(_ roles: StoreRoles) async throws {
+        let now = StoreFixtures.now
+        try await roles.sessions.insertSession(samlSession("k1", subject: "alice", upstream: "op sid-1"))
+        try await roles.sessions.insertSession(samlSession("k2", subject: "bob", upstream: "op sid-1"))
+        try await roles.sessions.insertSession(samlSession("k3", subject: "alice", upstream: "op sid-2"))
+        try await roles.sessions.insertSession(samlSession("k4", subject: "alice", upstream: nil))
+        try await roles.sessions.insertSession(samlSession("k5", subject: "carol", upstream: "op sid-1", expires: -10))
+        try await roles.families.insertFamily(StoreFixtures.family("g1", session: "k1", refresh: "r1"))
+        try await roles.families.insertFamily(StoreFixtures.family("g3", session: "k3", refresh: "r3"))
+
+        #expect(try await roles.sessions.endSessions(upstreamSessionKey: "op sid-1", at: now) == ["k1", "k2"])
+        #expect(try await roles.sessions.session(id: "k1")?.revokedAt != nil)
+        #expect(try await roles.sessions.session(id: "k1")?.sealedUpstream == nil)
+        #expect(try await roles.families.family(id: "g1")?.revokedAt != nil)
+        #expect(try await roles.sessions.session(id: "k3")?.revokedAt == nil)
+        #expect(try await roles.families.family(id: "g3")?.revokedAt == nil)
+        #expect(try await roles.sessions.session(id: "k4")?.revokedAt == nil, "a session without a key is never matched")
+        #expect(try await roles.sessions.session(id: "k5")?.revokedAt == nil, "an expired one is left as it is")
+        #expect(try await roles.sessions.endSessions(upstreamSessionKey: "op sid-1", at: now).isEmpty)
+        // Keys are data, never SQL.
+        #expect(try await roles.sessions.endSessions(upstreamSessionKey: "' OR '1'='1", at: now).isEmpty)
+        #expect(try await roles.sessions.session(id: "k3")?.revokedAt == nil)
+    }
+
     static func lastUse(_ roles: StoreRoles) async throws {
         let now = StoreFixtures.now
         try await roles.sessions.insertSession(StoreFixtures.session("s1"))

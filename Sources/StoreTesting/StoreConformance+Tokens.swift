@@ -60,6 +60,7 @@ extension StoreConformance {
             ("revokeFamilies", { _ = try await families.revokeFamilies(clientId: "kid", at: now) }),
             ("endSessionIfUnused", { _ = try await families.endSessionIfUnused(id: "s1", at: now, issuedAfter: now) }),
             ("endSessions", { _ = try await sessions.endSessions(subject: "sub-s2", upstreamSessionKeys: nil, at: now) }),
+            ("endSessions by upstream key", { _ = try await sessions.endSessions(upstreamSessionKey: "no such key", at: now) }),
             ("revokeSession", { try await sessions.revokeSession(id: "s2", at: now) }),
         ]
         for (name, write) in changing {

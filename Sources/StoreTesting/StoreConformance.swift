@@ -50,6 +50,8 @@ public enum StoreConformance {
                    liveSessionListing),
         StoreCheck("sessions: ending a user's, by subject, narrowed to upstream sessions (unknown ones included); families revoked; others untouched",
                    endSessionsBySubject),
+        StoreCheck("sessions: ending by an upstream session key alone: the live ones with that key, whoever's; families revoked; keyless ones never",
+                   endSessionsByUpstreamKey),
         StoreCheck("sessions: a refresh (rotation) and a new family with a refresh token note the session's last use; a failed rotation does not",
                    lastUse),
         StoreCheck("sessions: reuse noted; the account page's apps: unrevoked families of the sessions, oldest first", accountListing),

@@ -72,6 +72,9 @@ public struct AuditEvent: Sendable, Equatable {
         /// The identity source signed the user out: a verified SAML LogoutRequest from the IdP at
         /// `/saml/slo` (a sign-out the user starts at the broker is `logout`).
         case samlLogout = "saml_logout"
+        /// The identity source signed the user out server to server: a verified OpenID Connect
+        /// back-channel `logout_token` from the provider (docs/connectors/oauth2-oidc.md).
+        case backchannelLogout = "backchannel_logout"
     }
 
     public var name: Name

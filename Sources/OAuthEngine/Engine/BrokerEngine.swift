@@ -23,6 +23,8 @@ public final class BrokerEngine: Sendable {
     public let logout: LogoutEndpoint
     /// `/saml/slo`: identity-provider logout requests and answers (SAML single logout).
     public let singleLogout: SingleLogoutEndpoint
+    /// `/oauth/backchannel-logout/{client}`: OpenID providers' logout tokens.
+    public let backchannelLogout: BackchannelLogoutEndpoint
     /// IdP metadata of the connectors that fetch it (SAML `idpMetadataUrl`).
     public let connectorMetadata: ConnectorMetadata
     public let discovery: DiscoveryEndpoint
@@ -149,6 +151,7 @@ public final class BrokerEngine: Sendable {
         logout = LogoutEndpoint(context: context, sessionStore: roles.sessions, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
         singleLogout = SingleLogoutEndpoint(context: context, sessionStore: roles.sessions, grantStore: roles.oneTimeGrants,
                                             upstreamLogout: upstreamLogout)
+        backchannelLogout = BackchannelLogoutEndpoint(context: context, sessionStore: roles.sessions, grantStore: roles.oneTimeGrants)
         connectorMetadata = ConnectorMetadata(context: context, documentStore: roles.connectorDocuments)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
         qrBrowser = QRLoginBrowser(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, qrStore: roles.qrLogins,
