@@ -13,7 +13,6 @@ a signed logout token to the broker, which ends that sign-in at once: the app's 
 longer validates and its refresh token is refused, while the second person's sign-in goes on.
 """
 import base64
-import json
 import os
 import sys
 import tempfile
@@ -34,33 +33,13 @@ REDIRECT = "http://localhost:3000/callback"
 SID_COOKIE = "GLEWLWYD_OIDC_SID"
 
 
-def admin_session(port):
-    status, data, cookies = glewlwyd_peer._request(port, "POST", "/api/auth/", json.dumps(
-        {"username": glewlwyd_peer.ADMIN_USERNAME, "password": glewlwyd_peer.ADMIN_PASSWORD}),
-        {"Content-Type": "application/json"})
-    if status != 200:
-        fail(f"glewlwyd admin login: {status} {data[:200]!r}")
-    admin = {"Cookie": "; ".join(cookie.split(";", 1)[0] for cookie in cookies), "Content-Type": "application/json"}
-
-    def call(method, path, document=None):
-        status, data, _ = glewlwyd_peer._request(port, method, path, None if document is None else json.dumps(document), admin)
-        if status != 200:
-            fail(f"glewlwyd {method} {path}: {status} {data[:300]!r}")
-        return json.loads(data) if data else None
-    return call
-
-
 def configure_glewlwyd(port, broker):
     """Session management and back-channel logout on in the OIDC plugin; the broker's client, with
     its callback and its back-channel logout URI."""
-    call = admin_session(port)
-    plugin = call("GET", f"/api/mod/plugin/{glewlwyd_peer.PLUGIN}")
-    plugin["parameters"].update({"session-management-allowed": True, "session-cookie-name": SID_COOKIE,
-                                 "session-cookie-expiration": 3600, "back-channel-logout-allowed": True,
-                                 "pkce-allowed": True})  # the broker always sends S256 PKCE
-    call("PUT", f"/api/mod/plugin/{glewlwyd_peer.PLUGIN}",
-         {key: plugin[key] for key in ("module", "name", "display_name", "enabled", "parameters")})
-    call("PUT", f"/api/mod/plugin/{glewlwyd_peer.PLUGIN}/reset")
+    call = glewlwyd_peer.admin_api(port, fail)
+    glewlwyd_peer.update_plugin(call, {"session-management-allowed": True, "session-cookie-name": SID_COOKIE,
+                                       "session-cookie-expiration": 3600, "back-channel-logout-allowed": True,
+                                       "pkce-allowed": True})  # the broker always sends S256 PKCE
     call("POST", "/api/client/", {
         "client_id": CLIENT_ID, "name": "Identity Connect", "enabled": True, "confidential": True,
         "client_secret": CLIENT_SECRET, "scope": ["openid", glewlwyd_peer.SCOPE],

@@ -57,27 +57,11 @@ def configure_glewlwyd(port, clients):
     """The OIDC plugin accepts client assertions (`request-parameter-allow`) checked against the
     client's `pubkey` property, with short access tokens; `clients` maps client id to public PEM,
     each client allowed only `private_key_jwt`."""
-    status, data, cookies = glewlwyd_peer._request(port, "POST", "/api/auth/", json.dumps(
-        {"username": glewlwyd_peer.ADMIN_USERNAME, "password": glewlwyd_peer.ADMIN_PASSWORD}),
-        {"Content-Type": "application/json"})
-    if status != 200:
-        fail(f"glewlwyd admin login: {status} {data[:200]!r}")
-    admin = {"Cookie": "; ".join(cookie.split(";", 1)[0] for cookie in cookies), "Content-Type": "application/json"}
-
-    def admin_call(method, path, document=None):
-        status, data, _ = glewlwyd_peer._request(port, method, path, None if document is None else json.dumps(document), admin)
-        if status != 200:
-            fail(f"glewlwyd {method} {path}: {status} {data[:300]!r}")
-        return json.loads(data) if data else None
-
-    plugin = admin_call("GET", f"/api/mod/plugin/{glewlwyd_peer.PLUGIN}")
-    plugin["parameters"].update({"request-parameter-allow": True, "client-pubkey-parameter": "pubkey",
-                                 "access-token-duration": UPSTREAM_TTL})
-    admin_call("PUT", f"/api/mod/plugin/{glewlwyd_peer.PLUGIN}",
-               {key: plugin[key] for key in ("module", "name", "display_name", "enabled", "parameters")})
-    admin_call("PUT", f"/api/mod/plugin/{glewlwyd_peer.PLUGIN}/reset")
+    call = glewlwyd_peer.admin_api(port, fail)
+    glewlwyd_peer.update_plugin(call, {"request-parameter-allow": True, "client-pubkey-parameter": "pubkey",
+                                       "access-token-duration": UPSTREAM_TTL})
     for client_id, public in clients.items():
-        admin_call("POST", "/api/client/", {
+        call("POST", "/api/client/", {
             "client_id": client_id, "name": client_id, "enabled": True, "confidential": True,
             "scope": [glewlwyd_peer.SCOPE, "openid"], "redirect_uri": [REDIRECT],
             "authorization_type": ["password", "refresh_token"], "token_endpoint_auth_method": ["private_key_jwt"],

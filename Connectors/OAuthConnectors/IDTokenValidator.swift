@@ -9,7 +9,6 @@ struct IDTokenValidator: Sendable {
     let clientId: String
     let allowed: Set<JOSEAlgorithm>
     let skew: TimeInterval
-    let clock: any BrokerClock
 
     /// Why an id_token was refused (logged; the user sees a generic message).
     struct Refusal: Error, CustomStringConvertible {
@@ -33,9 +32,7 @@ struct IDTokenValidator: Sendable {
         let policy = policy
         let claims: [String: JSONValue]
         do {
-            let checked = try JWTVerifier.checkHeader(token, policy: policy)
-            let keys = try await provider.keys(for: checked.parts.keyId)
-            claims = try JWTVerifier.verify(checked, keys: keys, policy: policy, now: clock.now()).claims
+            claims = try await provider.verify(token, policy: policy)
         } catch let rejection as JWTRejection {
             throw Refusal("id_token: \(rejection)")
         }

@@ -39,9 +39,7 @@ struct LogoutTokenValidator: Sendable {
         let policy = policy
         let claims: [String: JSONValue]
         do {
-            let checked = try JWTVerifier.checkHeader(token, policy: policy)
-            let keys = try await provider.keys(for: checked.parts.keyId)
-            claims = try JWTVerifier.verify(checked, keys: keys, policy: policy, now: clock.now()).claims
+            claims = try await provider.verify(token, policy: policy)
         } catch let rejection as JWTRejection {
             throw ConnectorFailure(.invalidResponse, "The logout token is not valid: \(rejection).")
         }

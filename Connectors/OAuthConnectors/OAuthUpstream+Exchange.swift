@@ -47,7 +47,7 @@ extension OAuthUpstream {
     private func idTokenClaims(_ token: String, provider: OIDCProvider, audiences: [String]) async throws -> [String: JSONValue]? {
         for audience in audiences {
             let validator = IDTokenValidator(issuer: provider.issuer, clientId: audience, allowed: options.allowedAlgorithms,
-                                             skew: options.clockSkew, clock: clock)
+                                             skew: options.clockSkew)
             guard let claims = try? await validator.validate(token, provider: provider, nonce: nil) else { continue }
             let issuedAt: TimeInterval
             switch claims["iat"] {

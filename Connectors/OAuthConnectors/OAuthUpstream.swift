@@ -25,7 +25,7 @@ final class OAuthUpstream: Sendable {
         if options.openID, let issuer = options.issuer {
             provider = OIDCProvider(issuer: issuer, http: http, clock: clock)
             validator = IDTokenValidator(issuer: issuer, clientId: options.clientId, allowed: options.allowedAlgorithms,
-                                         skew: options.clockSkew, clock: clock)
+                                         skew: options.clockSkew)
         } else {
             provider = nil
             validator = nil

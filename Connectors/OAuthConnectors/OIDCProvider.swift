@@ -98,6 +98,15 @@ actor OIDCProvider {
         }
     }
 
+    /// The claims of a JWT this provider signed, verified under `policy` with its keys (fetched again
+    /// for an unknown `kid`, within the limits of ``keys(for:)``). Throws ``JWTRejection`` for a token
+    /// that fails a check, ``ConnectorFailure`` when the keys cannot be read.
+    func verify(_ token: String, policy: JWTPolicy) async throws -> [String: JSONValue] {
+        let checked = try JWTVerifier.checkHeader(token, policy: policy)
+        let keys = try await keys(for: checked.parts.keyId)
+        return try JWTVerifier.verify(checked, keys: keys, policy: policy, now: clock.now()).claims
+    }
+
     private func fetchKeys() async throws -> JSONWebKeySet {
         let url = try await endpoints().jwksURI
         let answer = try await http.get(url, what: "identity provider's key set")

@@ -15,12 +15,7 @@ extension SQLiteStore {
                 arguments += StatementArguments(keys)
             }
             let ids = try String.fetchAll(db, sql: sql, arguments: arguments)
-            for id in ids {
-                try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?")
-                    .execute(arguments: [date.sql, id])
-                try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
-                    .execute(arguments: [date.sql, id])
-            }
+            try Self.end(ids, at: date, in: db)
             return ids
         }
     }
@@ -31,13 +26,18 @@ extension SQLiteStore {
             let ids = try String.fetchAll(db, sql: """
                 SELECT id FROM sessions WHERE upstream_session = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY id
                 """, arguments: [upstreamSessionKey, date.sql])
-            for id in ids {
-                try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?")
-                    .execute(arguments: [date.sql, id])
-                try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
-                    .execute(arguments: [date.sql, id])
-            }
+            try Self.end(ids, at: date, in: db)
             return ids
+        }
+    }
+
+    /// Ends the sessions `ids` and revokes their families, inside `db`'s transaction.
+    private static func end(_ ids: [String], at date: Date, in db: Database) throws {
+        for id in ids {
+            try db.cachedStatement(sql: "UPDATE sessions SET revoked_at = ?, upstream = NULL WHERE id = ?")
+                .execute(arguments: [date.sql, id])
+            try db.cachedStatement(sql: "UPDATE token_families SET revoked_at = COALESCE(revoked_at, ?) WHERE session_id = ?")
+                .execute(arguments: [date.sql, id])
         }
     }
 }

@@ -141,24 +141,38 @@ def check(port):
 
 # ---------------------------------------------------------------- configuration
 
+def admin_api(port, fail=SystemExit):
+    """`call(method, path, document=None)` on Glewlwyd's admin API, signed in as the schema's admin
+    (a cookie session); any answer but 200 is `fail(message)`. Returns the decoded JSON answer."""
+    status, data, cookies = _request(port, "POST", "/api/auth/", json.dumps(
+        {"username": ADMIN_USERNAME, "password": ADMIN_PASSWORD}), {"Content-Type": "application/json"})
+    if status != 200:
+        fail(f"glewlwyd admin login failed: {status} {data[:200]!r}")
+    admin = {"Cookie": "; ".join(cookie.split(";", 1)[0] for cookie in cookies), "Content-Type": "application/json"}
+
+    def call(method, path, document=None):
+        status, data, _ = _request(port, method, path, None if document is None else json.dumps(document), admin)
+        if status != 200:
+            fail(f"glewlwyd {method} {path} failed: {status} {data[:500]!r}")
+        return json.loads(data) if data else None
+    return call
+
+
+def update_plugin(call, parameters):
+    """Changes parameters of the OIDC plugin instance and makes the running server take them."""
+    plugin = call("GET", f"/api/mod/plugin/{PLUGIN}")
+    plugin["parameters"].update(parameters)
+    call("PUT", f"/api/mod/plugin/{PLUGIN}", {key: plugin[key] for key in ("module", "name", "display_name", "enabled", "parameters")})
+    call("PUT", f"/api/mod/plugin/{PLUGIN}/reset")
+
+
 def provision(directory, port):
     """Through the admin API (a cookie session of the schema's admin): the PBKDF2 rounds of the
     database user module (GLEWLWYD_PBKDF2_ITERATIONS, when set), scope `bench` (no password
     required), USERNAMES with PASSWORD, the confidential client `bench` (plain client secret;
     password, client_credentials and refresh_token grants) and the OIDC plugin instance `oidc`
     with the RS256 key glewlwyd-start.sh made in `directory`."""
-    status, data, cookies = _request(port, "POST", "/api/auth/", json.dumps(
-        {"username": ADMIN_USERNAME, "password": ADMIN_PASSWORD}), {"Content-Type": "application/json"})
-    if status != 200:
-        raise SystemExit(f"glewlwyd admin login failed: {status} {data[:200]!r}")
-    admin = {"Cookie": "; ".join(cookie.split(";", 1)[0] for cookie in cookies), "Content-Type": "application/json"}
-
-    def call(method, path, document=None):
-        status, data, _ = _request(port, method, path, None if document is None else json.dumps(document), admin)
-        if status != 200:
-            raise SystemExit(f"glewlwyd {method} {path} failed: {status} {data[:500]!r}")
-        return json.loads(data) if data else None
-
+    call = admin_api(port)
     iterations = os.environ.get("GLEWLWYD_PBKDF2_ITERATIONS")
     if iterations:  # before the users exist: each hash keeps the count it was made with
         module = call("GET", "/api/mod/user/database")

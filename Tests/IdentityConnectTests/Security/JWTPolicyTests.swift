@@ -37,7 +37,7 @@ struct JWTPolicyTests {
         let t = Int(now.timeIntervalSince1970)
         let own: [String: Any] = ["iss": issuer, "sub": "u1", "aud": "kid_app", "exp": t + 600, "iat": t, "jti": "j1"]
         let validator = IDTokenValidator(issuer: "https://idp.example.com", clientId: "broker", allowed: [.rs256, .es256],
-                                         skew: 60, clock: ManualClock(now))
+                                         skew: 60)
         return [
             Use(name: "access token", policy: BrokerJWTPolicies.accessToken(issuer: issuer), signer: rsa, keys: ring,
                 type: "at+jwt", claims: own),
