@@ -111,5 +111,7 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 .venv-peers/bin/python scripts/upstream-client-auth-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/connectors/oauth2-oidc.md: a sign-out at the provider (Glewlwyd) ends the broker's sign-in by back-channel logout.
 .venv-peers/bin/python scripts/backchannel-logout-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/protocol.md: back-channel logout to relying parties, tokens verified by joserfc, two instances on PostgreSQL.
+.venv-peers/bin/python scripts/backchannel-rp-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"

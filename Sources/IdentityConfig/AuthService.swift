@@ -45,6 +45,10 @@ public struct AuthService: Sendable {
     /// docs/protocol.md, "Browser apps (CORS)"): exact, normalized origins, `+` already replaced
     /// by the origins of the http(s) redirect URIs. Empty (the default): no browser origin.
     public var webOrigins: [String] = []
+    /// Where this service's relying parties hear, server to server, that a sign-in in which they
+    /// got tokens ended (`backchannelLogoutUri`, OpenID Connect Back-Channel Logout 1.0;
+    /// docs/protocol.md, "Back-channel logout to relying parties"). Nil: they are not told.
+    public var backchannelLogoutURI: URL?
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

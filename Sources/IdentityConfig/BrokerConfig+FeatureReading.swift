@@ -165,4 +165,21 @@ extension BrokerConfigReader {
         }
         return WebOrigins.expand(entries, redirectURIs: redirectURIs)
     }
+
+    /// `backchannelLogoutUri` of an auth service: an https URL without a fragment (OpenID Connect
+    /// Back-Channel Logout 1.0, section 2.2), or http to this machine (127.0.0.1, ::1, localhost)
+    /// for a relying party beside the broker.
+    func readBackchannelLogoutURI(_ reader: ConfigReader) -> URL? {
+        guard let url = reader.url("backchannelLogoutUri") else { return nil }
+        let loopback = ["127.0.0.1", "::1", "[::1]", "localhost"].contains(url.host?.lowercased() ?? "")
+        if url.scheme?.lowercased() == "http" && !loopback {
+            reader.problem("backchannelLogoutUri", "must be an https URL (http only to 127.0.0.1, ::1 or localhost)")
+            return nil
+        }
+        if ConfigReader.hasFragment(url.absoluteString) {
+            reader.problem("backchannelLogoutUri", "must not have a fragment")
+            return nil
+        }
+        return url
+    }
 }

@@ -190,6 +190,7 @@ package struct BrokerConfigReader {
             location: reader.node.location, keyPath: reader.node.keyPath)
         service.mfa = mfa
         service.webOrigins = webOrigins
+        service.backchannelLogoutURI = readBackchannelLogoutURI(reader)
         service.deviceGrant = deviceGrant
         service.tokenExchange = tokenExchange
         service.nativeSSO = nativeSSO

@@ -177,5 +177,28 @@ extension PostgresMigrations {
         ("v15-upstream-session-index", [
             "CREATE INDEX sessions_upstream_session ON sessions (upstream_session) WHERE upstream_session IS NOT NULL",
         ]),
+        // Back-channel logout to relying parties: every session that ends leaves a notice, in the
+        // same transaction, whichever statement ended it (the command-line tools too).
+        ("v16-logout-notices", [
+            """
+            CREATE TABLE logout_notices (
+                session_id TEXT PRIMARY KEY, subject TEXT NOT NULL, ended_at DOUBLE PRECISION NOT NULL,
+                due_at DOUBLE PRECISION NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, holder TEXT,
+                claimed_until DOUBLE PRECISION, delivered TEXT[] NOT NULL DEFAULT '{}')
+            """,
+            "CREATE INDEX logout_notices_due ON logout_notices (due_at)",
+            """
+            CREATE FUNCTION idconnect_logout_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                INSERT INTO logout_notices (session_id, subject, ended_at, due_at)
+                VALUES (NEW.id, NEW.subject, NEW.revoked_at, NEW.revoked_at) ON CONFLICT (session_id) DO NOTHING;
+                RETURN NULL;
+            END $$
+            """,
+            """
+            CREATE TRIGGER sessions_logout_notice AFTER UPDATE OF revoked_at ON sessions FOR EACH ROW
+            WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION idconnect_logout_notice()
+            """,
+        ]),
     ]
 }

@@ -190,6 +190,23 @@ extension SQLiteStore {
                 CREATE INDEX sessions_upstream_session ON sessions(upstream_session) WHERE upstream_session IS NOT NULL
                 """)
         }
+        migrator.registerMigration("v18-logout-notices") { db in
+            // Back-channel logout to relying parties: every session that ends leaves a notice, in
+            // the same transaction, whichever statement ended it (the command-line tools too).
+            try db.execute(sql: """
+                CREATE TABLE logout_notices (
+                    session_id TEXT PRIMARY KEY NOT NULL, subject TEXT NOT NULL, ended_at REAL NOT NULL,
+                    due_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, holder TEXT, claimed_until REAL,
+                    delivered TEXT NOT NULL DEFAULT '');
+                CREATE INDEX logout_notices_due ON logout_notices(due_at);
+                CREATE TRIGGER sessions_logout_notice AFTER UPDATE OF revoked_at ON sessions
+                WHEN OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
+                BEGIN
+                    INSERT OR IGNORE INTO logout_notices (session_id, subject, ended_at, due_at)
+                    VALUES (NEW.id, NEW.subject, NEW.revoked_at, NEW.revoked_at);
+                END;
+                """)
+        }
         return migrator
     }
 }

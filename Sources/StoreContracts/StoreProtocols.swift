@@ -207,4 +207,5 @@ public protocol StorageUnavailable: Error {}
 /// Everything the broker stores. Each backend implements all roles; code depends on the roles it uses.
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
-    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & DeviceAuthorizationStore & MFAStore & ConnectorDocumentStore & MaintenanceStore
+    & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & DeviceAuthorizationStore & MFAStore & ConnectorDocumentStore & LogoutNoticeStore
+    & MaintenanceStore

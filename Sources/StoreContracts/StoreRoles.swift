@@ -24,6 +24,8 @@ public struct StoreRoles: Sendable {
     public var devices: any DeviceAuthorizationStore
     public var mfa: any MFAStore
     public var connectorDocuments: any ConnectorDocumentStore
+    /// Ended sessions waiting for back-channel logout delivery.
+    public var logoutNotices: any LogoutNoticeStore
     public var maintenance: any MaintenanceStore
 
     public init(pending: any PendingAuthorizationStore, codes: any AuthorizationCodeStore, sessions: any SessionStore,
@@ -31,7 +33,7 @@ public struct StoreRoles: Sendable {
                 sso: any SSOStore, sealed: any SealedValueStore, leases: any RefreshLeaseStore,
                 registeredClients: any RegisteredClientStore, oneTimeGrants: any OneTimeGrantStore, throttle: any ThrottleStore,
                 qrLogins: any QRLoginStore, devices: any DeviceAuthorizationStore, mfa: any MFAStore, connectorDocuments: any ConnectorDocumentStore,
-                maintenance: any MaintenanceStore) {
+                logoutNotices: any LogoutNoticeStore, maintenance: any MaintenanceStore) {
         self.pending = pending
         self.codes = codes
         self.sessions = sessions
@@ -48,6 +50,7 @@ public struct StoreRoles: Sendable {
         self.devices = devices
         self.mfa = mfa
         self.connectorDocuments = connectorDocuments
+        self.logoutNotices = logoutNotices
         self.maintenance = maintenance
     }
 
@@ -55,6 +58,6 @@ public struct StoreRoles: Sendable {
     public init(all store: any BrokerStore) {
         self.init(pending: store, codes: store, sessions: store, families: store, accessTokens: store, signingKeys: store,
                   sso: store, sealed: store, leases: store, registeredClients: store, oneTimeGrants: store, throttle: store,
-                  qrLogins: store, devices: store, mfa: store, connectorDocuments: store, maintenance: store)
+                  qrLogins: store, devices: store, mfa: store, connectorDocuments: store, logoutNotices: store, maintenance: store)
     }
 }

@@ -29,8 +29,12 @@ extension MemoryTables {
     }
 
     /// Ends the session and drops its sealed upstream token; a session ended before keeps its date.
+    /// A session that ends here leaves a logout notice, as the SQL backends' trigger does.
     mutating func endSession(_ id: String, at date: Date) {
         guard var session = sessions[id] else { return }
+        if session.revokedAt == nil, logoutNotices[id] == nil {
+            logoutNotices[id] = LogoutNoticeRow(subject: session.subject, endedAt: date, dueAt: date)
+        }
         session.revokedAt = session.revokedAt ?? date
         session.sealedUpstream = nil
         sessions[id] = session

@@ -42,6 +42,8 @@ struct MemoryTables: Sendable {
     var recoveryCodes: [String: Set<String>] = [:]
     /// Connectors' last good documents by key.
     var connectorDocuments: [String: StoredConnectorDocument] = [:]
+    /// Ended sessions waiting for back-channel logout delivery, by session id.
+    var logoutNotices: [String: LogoutNoticeRow] = [:]
 }
 
 /// An authorization code and its use: when it was redeemed and the family its tokens belong to.
@@ -49,6 +51,17 @@ struct CodeRow: Sendable {
     var code: AuthorizationCode
     var usedAt: Date?
     var familyId: String?
+}
+
+/// A logout notice's queue columns: when it is due and who holds it until when.
+struct LogoutNoticeRow: Sendable {
+    var subject: String
+    var endedAt: Date
+    var dueAt: Date
+    var attempts = 0
+    var holder: String?
+    var claimedUntil: Date?
+    var delivered: [String] = []
 }
 
 /// Who may refresh a session's upstream token, until when.

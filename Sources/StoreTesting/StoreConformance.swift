@@ -55,6 +55,11 @@ public enum StoreConformance {
         StoreCheck("sessions: a refresh (rotation) and a new family with a refresh token note the session's last use; a failed rotation does not",
                    lastUse),
         StoreCheck("sessions: reuse noted; the account page's apps: unrevoked families of the sessions, oldest first", accountListing),
+        // back-channel logout notices (+LogoutNotices)
+        StoreCheck("logout notices: every way a session ends leaves one, once, naming the clients with families in it",
+                   logoutNoticesOnSessionEnd),
+        StoreCheck("logout notices: one holder at a time among 10, taken over when the claim runs out, retried when due, removed when done",
+                   logoutNoticeClaims),
         // token families (+Families)
         StoreCheck("families: rotation is compare-and-swap, the previous hash still finds the family", refreshRotation),
         StoreCheck("families: the DPoP key a family is bound to reads back by id, refresh token, rotation and access context",

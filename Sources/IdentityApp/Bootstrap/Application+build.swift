@@ -23,6 +23,9 @@ public func buildApplication(_ prepared: PreparedBroker, logger: Logger, mainten
         ReloadService(prepared: prepared, logger: logger),
         KeyWatchService(engine: prepared.engine, logger: logger),
     ]
+    if let notifier = prepared.engine.logoutNotifier {
+        services.append(BackchannelLogoutService(notifier: notifier, logger: logger))
+    }
     if let admin = prepared.settings.admin {
         services.append(buildAdminApplication(prepared, admin: admin, logger: logger))
     }

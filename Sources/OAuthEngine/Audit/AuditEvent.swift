@@ -49,6 +49,10 @@ public struct AuditEvent: Sendable, Equatable {
         /// `subject_client`'s token (`subject`, `session`); `kind` `access_token` (with `audience`
         /// and `actor`) or `upstream` (`audience`: the data link).
         case tokenExchanged = "token.exchanged"
+        /// A relying party's back-channel logout endpoint did not take a logout token
+        /// (docs/protocol.md, "Back-channel logout to relying parties"): `client`, `session`,
+        /// `attempt`, `reason`; `final` `true` when the broker gave up on that client.
+        case backchannelLogoutFailed = "backchannel_logout.failed"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).
@@ -118,5 +122,10 @@ public struct AuditEvent: Sendable, Equatable {
 
     public static func sessionEnded(session: String, reason: SessionEnd, client: String? = nil) -> AuditEvent {
         AuditEvent(.sessionEnded, ["session": session, "reason": reason.rawValue, "client": client])
+    }
+
+    public static func backchannelLogoutFailed(client: String, session: String, attempt: Int, reason: String, final: Bool) -> AuditEvent {
+        AuditEvent(.backchannelLogoutFailed, ["client": client, "session": session, "attempt": String(attempt),
+                                              "reason": bounded(reason), "final": final ? "true" : "false"])
     }
 }

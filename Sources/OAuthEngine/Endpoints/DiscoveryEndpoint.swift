@@ -49,6 +49,10 @@ public struct DiscoveryEndpoint: Sendable {
             "introspection_endpoint": .string("\(issuer)/oauth/introspect"),
             "revocation_endpoint": .string("\(issuer)/oauth/revoke"),
             "end_session_endpoint": .string("\(issuer)/oauth/logout"),
+            // OpenID Connect Back-Channel Logout 1.0: relying parties with a `backchannelLogoutUri`
+            // are told of ended sign-ins, with `sid` in the logout token and in ID tokens.
+            "backchannel_logout_supported": .bool(true),
+            "backchannel_logout_session_supported": .bool(true),
             "introspection_endpoint_auth_methods_supported": list(Self.secretMethods + Self.jwtMethods),
             "revocation_endpoint_auth_methods_supported": list(Self.secretMethods + Self.jwtMethods + ["none"]),
             "token_endpoint_auth_signing_alg_values_supported": list(Self.assertionAlgorithms),

@@ -48,6 +48,9 @@ public final class BrokerEngine: Sendable {
     public let dpop: DPoPGate
     /// Which browser origins may read which answers (CORS, docs/protocol.md, "Browser apps (CORS)").
     public let webOrigins: WebOriginPolicy
+    /// Back-channel logout to relying parties: delivers the notices of ended sessions (nil when
+    /// the engine was built without a way to deliver them, as in tests of other parts).
+    public let logoutNotifier: BackchannelLogoutNotifier?
 
     /// Storage as its roles (``StoreRoles``): this initializer — the composition root — is the only
     /// code that sees all of them; each part receives the roles it uses.
@@ -55,7 +58,8 @@ public final class BrokerEngine: Sendable {
 
     public init(issuer: String, state: EngineState, storage: StoreRoles, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
-                locator: (any AddressLocator)? = nil, clientKeys: (any ClientKeyFetching)? = nil) {
+                locator: (any AddressLocator)? = nil, clientKeys: (any ClientKeyFetching)? = nil,
+                logoutDelivery: (any LogoutTokenDelivering)? = nil) {
         let live = LiveState(state)
         let audit = audit ?? AuditTrail(metrics: metrics, clock: clock)
         let context = EngineContext(issuer: issuer, clock: clock, logger: logger, metrics: metrics, audit: audit, live: live)
@@ -151,6 +155,7 @@ public final class BrokerEngine: Sendable {
         logout = LogoutEndpoint(context: context, sessionStore: roles.sessions, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)
         singleLogout = SingleLogoutEndpoint(context: context, sessionStore: roles.sessions, grantStore: roles.oneTimeGrants,
                                             upstreamLogout: upstreamLogout)
+        logoutNotifier = logoutDelivery.map { BackchannelLogoutNotifier(context: context, notices: roles.logoutNotices, delivery: $0) }
         backchannelLogout = BackchannelLogoutEndpoint(context: context, sessionStore: roles.sessions, grantStore: roles.oneTimeGrants)
         connectorMetadata = ConnectorMetadata(context: context, documentStore: roles.connectorDocuments)
         discovery = DiscoveryEndpoint(context: context, grantTypes: tokens.grantTypes)
