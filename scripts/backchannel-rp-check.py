@@ -35,7 +35,7 @@ from joserfc import jwt
 from joserfc.jwk import KeySet
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import Instance, fail, free_port, storage_for_run, write_static_config  # noqa: E402
+from multi_instance_support import fail, feature_instances, free_port, write_static_config  # noqa: E402
 
 APP, SECRET, REDIRECT = "kid_bcl", "bcl-app-secret-1234", "https://rp.example.com/cb"
 EVENT = "http://schemas.openid.net/event/backchannel-logout"
@@ -147,12 +147,7 @@ def main():
     server = ThreadingHTTPServer(("127.0.0.1", rp_port), RelyingParty)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     config = write_config(binary, work, rp_port)
-    storage, shared = storage_for_run(work, "bcl")
-    first_port = free_port()
-    issuer = f"http://127.0.0.1:{first_port}"
-    a = Instance("bcl-a", binary, config, storage, issuer, work)
-    a.port = first_port
-    instances = [a] + ([Instance("bcl-b", binary, config, storage, issuer, work)] if shared else [])
+    issuer, instances, shared = feature_instances(binary, config, work, "bcl")
     try:
         for instance in instances:
             instance.start()
@@ -166,7 +161,7 @@ def main():
         alice = tokens(pa, APP, "alice")
         carol = tokens(pb, APP, "carol")
         started = time.time()
-        revoke = subprocess.run([binary, "sessions", "revoke", "--user", "alice", "--config", config, "--storage", storage],
+        revoke = subprocess.run([binary, "sessions", "revoke", "--user", "alice", "--config", config, "--storage", instances[0].storage],
                                 capture_output=True, text=True, timeout=60)
         if revoke.returncode != 0:
             fail(f"idconnect sessions revoke: {revoke.stderr[-300:]}")
@@ -191,7 +186,7 @@ def main():
         dave = tokens(pa, flaky_client, "alice")
         started = time.time()
         subprocess.run([binary, "sessions", "revoke", "--user", "alice", "--auth-service", "flaky", "--config", config,
-                        "--storage", storage], capture_output=True, text=True, timeout=60, check=True)
+                        "--storage", instances[0].storage], capture_output=True, text=True, timeout=60, check=True)
         _, form, arrived, _ = wait_for("/flaky", 1, 25)[0]
         check_token(form, keys, issuer, flaky_client, dave["id_token"], seen)
         if arrived - started < 4.5:

@@ -32,7 +32,7 @@ from joserfc import jws
 from joserfc.jwk import ECKey, RSAKey
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import Instance, fail, free_port, storage_for_run, write_static_config  # noqa: E402
+from multi_instance_support import fail, feature_instances, free_port, write_static_config  # noqa: E402
 
 PUBLISHED, INLINE, SHARED = "kid_pkjwt", "kid_pkjwt_inline", "kid_csjwt"
 SHARED_SECRET = "client-secret-jwt-" + secrets.token_hex(16)
@@ -97,12 +97,7 @@ def main():
     keys = ThreadingHTTPServer(("127.0.0.1", free_port()), KeyServer)
     threading.Thread(target=keys.serve_forever, daemon=True).start()
     config = write_config(binary, work, f"http://127.0.0.1:{keys.server_port}/jwks.json")
-    storage, shared = storage_for_run(work, "clientauth")
-    first_port = free_port()
-    issuer = f"http://127.0.0.1:{first_port}"
-    a = Instance("client-auth-a", binary, config, storage, issuer, work)
-    a.port = first_port
-    instances = [a] + ([Instance("client-auth-b", binary, config, storage, issuer, work)] if shared else [])
+    issuer, instances, shared = feature_instances(binary, config, work, "client-auth")
     try:
         for instance in instances:
             instance.start()

@@ -32,7 +32,7 @@ import msal.token_cache
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import Instance, fail, free_port, storage_for_run, write_static_config  # noqa: E402
+from multi_instance_support import fail, feature_instances, write_static_config  # noqa: E402
 
 APP = "kid_tv"
 
@@ -130,14 +130,7 @@ def main():
     binary = sys.argv[1]
     work = tempfile.mkdtemp(prefix="idc-device-")
     config = write_config(binary, work)
-    storage, shared = storage_for_run(work, "device")
-    first_port = free_port()
-    issuer = f"http://127.0.0.1:{first_port}"
-    a = Instance("device-a", binary, config, storage, issuer, work)
-    a.port = first_port
-    instances = [a]
-    if shared:
-        instances.append(Instance("device-b", binary, config, storage, issuer, work))
+    issuer, instances, shared = feature_instances(binary, config, work, "device")
     try:
         for instance in instances:
             instance.start()

@@ -33,7 +33,7 @@ from joserfc import jws
 from joserfc.jwk import ECKey, RSAKey
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import Instance, fail, free_port, storage_for_run, write_static_config  # noqa: E402
+from multi_instance_support import fail, feature_instances, write_static_config  # noqa: E402
 
 APP, SECRET, REDIRECT = "kid_dpop", "dpop-app-secret-123", "https://app.example.com/cb"
 VERIFIER = secrets.token_urlsafe(48)
@@ -119,12 +119,7 @@ def main():
     binary = sys.argv[1]
     work = tempfile.mkdtemp(prefix="idc-dpop-")
     config = write_config(binary, work)
-    storage, shared = storage_for_run(work, "dpop")
-    first_port = free_port()
-    issuer = f"http://127.0.0.1:{first_port}"
-    a = Instance("dpop-a", binary, config, storage, issuer, work)
-    a.port = first_port
-    instances = [a] + ([Instance("dpop-b", binary, config, storage, issuer, work)] if shared else [])
+    issuer, instances, shared = feature_instances(binary, config, work, "dpop")
     try:
         for instance in instances:
             instance.start()

@@ -45,6 +45,18 @@ def storage_for_run(work, prefix):
     return urllib.parse.urlunsplit(parts._replace(path="/" + database)), True
 
 
+def feature_instances(binary, config, work, prefix):
+    """The brokers of one feature check: two instances sharing a fresh PostgreSQL database when
+    IDCONNECT_POSTGRES_URL is set, else one on SQLite; one issuer, the first instance's address.
+    Returns (issuer, instances, shared); the caller starts and stops them."""
+    storage, shared = storage_for_run(work, prefix.replace("-", ""))
+    first_port = free_port()
+    issuer = f"http://127.0.0.1:{first_port}"
+    first = Instance(f"{prefix}-a", binary, config, storage, issuer, work)
+    first.port = first_port
+    return issuer, [first] + ([Instance(f"{prefix}-b", binary, config, storage, issuer, work)] if shared else []), shared
+
+
 REDIRECT = "http://localhost:3000/callback"
 CLIENT, SECRET = "kid_multi", "multi-instance-secret"
 
