@@ -83,9 +83,9 @@ python3 scripts/operator-check.py "$(swift build --show-bin-path)/idconnect"
 # The container image (docs/operations.md, "Docker"): the Dockerfile's promises always; building and
 # running the image where a Docker engine runs (none does on the development and CI machines).
 scripts/docker-check.sh
-# The OpenID Foundation's Basic OP and Config OP plans (our port) against the binary over HTTPS
-# with a CA made for the run; results compared with scripts/conformance/expected.txt
-# (docs/conformance.md).
+# The OpenID Foundation's Basic OP, Config OP, Form Post Basic OP and Back-Channel OP plans (our
+# port) against the binary over HTTPS with a CA made for the run; results compared with
+# scripts/conformance/expected*.txt (docs/conformance.md).
 scripts/conformance/run.sh "$(swift build --show-bin-path)/idconnect"
 # Pre-authentication floods against the real binary: memory and storage stay bounded
 # (docs/security.md, rule 13).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the port of the OpenID Foundation's Basic OP and Config OP plans (package ``oidcc``
-beside this file; docs/conformance.md) against an OP: one result line per module."""
+"""Runs the port of the OpenID Foundation's Basic OP, Config OP and Back-Channel OP plans (package
+``oidcc`` beside this file; docs/conformance.md) against an OP: one result line per module."""
 
 import os
 import sys

@@ -1,7 +1,8 @@
-"""Port of the OpenID Foundation conformance suite's Basic OP and Config OP plans.
+"""Port of the OpenID Foundation conformance suite's Basic OP, Config OP and Back-Channel OP plans.
 
 Source of truth: github openid-certification/conformance-suite,
-  src/main/java/net/openid/conformance/openid/OIDCCBasicTestPlan.java and OIDCCConfigTestPlan.java,
+  src/main/java/net/openid/conformance/openid/OIDCCBasicTestPlan.java, OIDCCConfigTestPlan.java and
+  OIDCCBackchannelRpInitiatedLogoutTestPlan.java,
 run with the variant: server metadata = discovery, client registration = static_client,
 response_type = code, response_mode = default, client auth = client_secret_basic
 (oidcc-server-client-secret-post: client_secret_post).

@@ -152,7 +152,7 @@ class Browser:
         self.s.headers["Accept"] = BROWSER_ACCEPT
         self.s.headers["Accept-Language"] = "en"
 
-    def _is_op(self, url: str) -> bool:
+    def is_op(self, url: str) -> bool:
         return origin_of(url) in self.ctx.op_origins
 
     def _page(self, resp: requests.Response) -> Page:
@@ -179,7 +179,7 @@ class Browser:
                                   timeout=self.ctx.timeout)
             if resp.status_code in (301, 302, 303, 307, 308) and "Location" in resp.headers:
                 target = urllib.parse.urljoin(url, resp.headers["Location"])
-                if not self._is_op(target):
+                if not self.is_op(target):
                     frag = urllib.parse.urlsplit(target).fragment
                     return Callback(target, single_value_query(target), frag)
                 if resp.status_code in (307, 308):
@@ -199,7 +199,7 @@ class Browser:
             return None
         form = page.forms[0]
         action = urllib.parse.urljoin(page.url, form["action"] or page.url)
-        if self._is_op(action):
+        if self.is_op(action):
             return None
         fields = {i["name"]: i["value"] for i in form["inputs"] if i["name"] and i["type"] == "hidden"}
         return Callback(action, fields, "", posted=True)
@@ -248,4 +248,14 @@ class Browser:
         body = urllib.parse.urlencode(fields)
         if form["method"] == "post":
             return self._follow("POST", action, data=body, extra_headers={"Origin": web_origin(page.url)})
+        return self._follow("GET", build_url(action, fields))
+
+    def submit(self, page: Page, form: dict) -> Any:
+        """The person presses a form's button (a confirmation page): its hidden fields and named
+        submit button go to its action with this browser's cookies; redirects are followed as above."""
+        action = urllib.parse.urljoin(page.url, form["action"] or page.url)
+        fields = [(i["name"], i["value"]) for i in form["inputs"] if i["name"] and i["type"] in ("hidden", "submit")]
+        if form["method"] == "post":
+            return self._follow("POST", action, data=urllib.parse.urlencode(fields),
+                                extra_headers={"Origin": web_origin(page.url)})
         return self._follow("GET", build_url(action, fields))

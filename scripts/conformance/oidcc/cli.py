@@ -12,11 +12,12 @@ from typing import Any, Optional
 from .core import DISCOVERY_PATH, origin_of
 from .browser import BackChannel
 from .module import Context
-from .plans import BASIC_PLAN, CONFIG_PLAN, oidcc_idtoken_signature
+from .plans import BACKCHANNEL_PLAN, BASIC_PLAN, CONFIG_PLAN, oidcc_idtoken_signature
+from .rp_server import RpEndpoints
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description="Basic OP + Config OP conformance checks (port of the OpenID Foundation suite)")
+    ap = argparse.ArgumentParser(description="Basic OP, Config OP and Back-Channel OP conformance checks (port of the OpenID Foundation suite)")
     ap.add_argument("--issuer", required=True, help="the OP's issuer; discovery is <issuer>/.well-known/openid-configuration")
     ap.add_argument("--client-id", required=True)
     ap.add_argument("--client-secret", required=True)
@@ -30,7 +31,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--ca-bundle", help="CA bundle (PEM) to verify the OP's TLS certificate")
     ap.add_argument("--login-hint", help="server.login_hint for oidcc-login-hint (default buffy@<issuer host>)")
     ap.add_argument("--ui-locales", help="server.ui_locales for oidcc-ui-locales (default 'se')")
-    ap.add_argument("--plan", choices=["basic", "config", "all"], default="all")
+    ap.add_argument("--plan", choices=["basic", "config", "backchannel", "all"], default="all",
+                    help="all: basic + config; backchannel (the Back-Channel OP plan) needs --rp-listen and a client "
+                         "whose back-channel logout URI and post-logout redirect URI are the port's (docs/conformance.md)")
+    ap.add_argument("--rp-listen", metavar="HOST:PORT",
+                    help="where the port serves the relying party's <base>/backchannel_logout and <base>/post_logout_redirect "
+                         "(base http://HOST:PORT, or https:// with --rp-tls-cert)")
+    ap.add_argument("--rp-tls-cert", help="PEM certificate chain for the --rp-listen endpoint (the OP must trust it)")
+    ap.add_argument("--rp-tls-key", help="PEM private key of --rp-tls-cert")
     ap.add_argument("--response-mode", choices=["form_post"],
                     help="the plan's ResponseMode variant (the Form Post Basic OP plan: --plan basic --response-mode form_post)")
     ap.add_argument("--only", help="comma-separated module names to run")
@@ -42,6 +50,26 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print every condition result")
     args = ap.parse_args(argv)
 
+    rp: Optional[RpEndpoints] = None
+    if args.plan == "backchannel":
+        host, _, port = (args.rp_listen or "").rpartition(":")
+        if not host or not port.isdigit():
+            print("--plan backchannel needs --rp-listen HOST:PORT (the relying party's endpoints)", file=sys.stderr)
+            return 2
+        rp = RpEndpoints(host.strip("[]"), int(port), args.rp_tls_cert, args.rp_tls_key or args.rp_tls_cert)
+        try:
+            rp.start()
+        except OSError as e:
+            print(f"cannot listen on {args.rp_listen}: {e}", file=sys.stderr)
+            return 2
+    try:
+        return run(args, rp)
+    finally:
+        if rp is not None:
+            rp.stop()
+
+
+def run(args: argparse.Namespace, rp: Optional[RpEndpoints]) -> int:
     issuer = args.issuer
     discovery_url = issuer.rstrip("/") + DISCOVERY_PATH
     client = {"client_id": args.client_id, "client_secret": args.client_secret}
@@ -61,13 +89,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     except requests.RequestException:
         pass
     ctx = Context(issuer, discovery_url, client, client2, post_client, args.redirect_uri, args.username, args.password,
-                  verify, args.timeout, args.login_hint, args.ui_locales, http, origins, args.verbose, args.response_mode)
+                  verify, args.timeout, args.login_hint, args.ui_locales, http, origins, args.verbose, args.response_mode, rp)
 
     plan: list[tuple[str, str, Any]] = []
     if args.plan in ("basic", "all"):
         plan += [("Form Post Basic OP" if args.response_mode else "Basic OP", n, f) for n, f in BASIC_PLAN]
     if args.plan in ("config", "all"):
         plan += [("Config OP", n, f) for n, f in CONFIG_PLAN]
+    if args.plan == "backchannel":
+        plan += [("Back-Channel OP", n, f) for n, f in BACKCHANNEL_PLAN]
     if args.only:
         wanted = {w.strip() for w in args.only.split(",") if w.strip()}
         unknown = wanted - {n for _, n, _ in plan}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only
     from .browser import BackChannel, HttpResult
+    from .rp_server import RpEndpoints
 
 
 @dataclass
@@ -34,6 +35,8 @@ class Context:
     verbose: bool = False
     # The plan's ResponseMode variant: None (default, the query) or "form_post".
     response_mode: Optional[str] = None
+    # The relying party's endpoints the port hosts (--rp-listen): the Back-Channel OP plan.
+    rp: Optional[RpEndpoints] = None
 
 
 class Module:

@@ -1,4 +1,5 @@
-"""OIDCCBasicTestPlan and OIDCCConfigTestPlan: the modules in plan order, for a static client."""
+"""OIDCCBasicTestPlan, OIDCCConfigTestPlan and OIDCCBackchannelRpInitiatedLogoutTestPlan: the modules in
+plan order, for a static client."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from .modules_basic import OIDCCAlternateHappyFlow, OIDCCClaimsLocales, OIDCCDis
 from .modules_session import OIDCCClaimsEssential, OIDCCIdTokenHint, OIDCCMaxAge1, OIDCCMaxAge10000, OIDCCPromptLogin, OIDCCPromptNoneLoggedIn, OIDCCPromptNoneNotLoggedIn
 from .modules_requests import OIDCCAuthCodeReuse, OIDCCAuthCodeReuseAfter30Seconds, OIDCCEnsurePostRequestSucceeds, OIDCCEnsureRegisteredRedirectUri, OIDCCEnsureRequestObjectWithRedirectUri, OIDCCUnsignedRequestObjectSupportedCorrectlyOrRejectedAsUnsupported
 from .modules_refresh_config import OIDCCDiscoveryEndpointVerification, OIDCCRefreshToken
+from .modules_logout import OIDCCBackChannelRpInitiatedLogout, OIDCCBackchannelLogoutDiscoveryEndpointVerification
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only
@@ -131,6 +133,12 @@ oidcc_ensure_request_with_valid_pkce_succeeds = _runner(OIDCCEnsureRequestWithVa
 oidcc_discovery_endpoint_verification = _runner(OIDCCDiscoveryEndpointVerification)
 
 
+oidcc_backchannel_logout_discovery_endpoint_verification = _runner(OIDCCBackchannelLogoutDiscoveryEndpointVerification)
+
+
+oidcc_backchannel_rp_initiated_logout = _runner(OIDCCBackChannelRpInitiatedLogout)
+
+
 oidcc_idtoken_signature = _runner(OIDCCIdTokenSignature)  # only with --include-not-applicable
 
 
@@ -182,4 +190,12 @@ BASIC_PLAN: list[tuple[str, Any]] = [
 
 CONFIG_PLAN: list[tuple[str, Any]] = [
     ("oidcc-discovery-endpoint-verification", oidcc_discovery_endpoint_verification),
+]
+
+
+# OIDCCBackchannelRpInitiatedLogoutTestPlan ("Back-Channel OP"): entry 1 with ServerMetadata=discovery,
+# entry 2 with discovery, client_secret_basic and ResponseMode=default. Both apply to a static client.
+BACKCHANNEL_PLAN: list[tuple[str, Any]] = [
+    ("oidcc-backchannel-logout-discovery-endpoint-verification", oidcc_backchannel_logout_discovery_endpoint_verification),
+    ("oidcc-backchannel-rp-initiated-logout", oidcc_backchannel_rp_initiated_logout),
 ]
