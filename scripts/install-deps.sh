@@ -29,6 +29,9 @@ packages+=(simplesamlphp php8.2-cli php8.2-cgi php8.2-xml php8.2-mbstring php8.2
 # The benchmark's peer OAuth server (scripts/bench.py, side-by-side rows): Glewlwyd 2.7, started
 # on its own SQLite file by scripts/bench/glewlwyd-start.sh (the package's system service is not used).
 packages+=(glewlwyd)
+# A relying party nobody here wrote for the back-channel logout browser test: Apache httpd with
+# mod_auth_openidc, started on its own config by Tests/browser/mod_auth_openidc_test.py.
+packages+=(apache2 libapache2-mod-auth-openidc)
 if $build_only; then
   packages=(pkg-config libsqlite3-dev libssl-dev libldap-dev libxmlsec1-dev libxml2-dev zlib1g-dev libqrencode-dev libmaxminddb-dev)
 fi
