@@ -113,6 +113,8 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 .venv-peers/bin/python scripts/backchannel-logout-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/protocol.md: back-channel logout to relying parties, tokens verified by joserfc, two instances on PostgreSQL.
 .venv-peers/bin/python scripts/backchannel-rp-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/token-exchange.md end to end over HTTP on two instances: another API, act, the upstream token single-flight.
+.venv-peers/bin/python scripts/token-exchange-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/native-sso.md end to end over HTTP: the second app exchanges at the other instance on PostgreSQL.
 .venv-peers/bin/python scripts/native-sso-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
