@@ -310,6 +310,30 @@ def check_hash_password(binary):
     print("operator-check: hash-password on a terminal asks twice and echoes nothing")
 
 
+def check_hash_password_type_ahead(binary):
+    """Both lines typed (pasted) before the first prompt appears: nothing may be thrown away. With
+    TCSAFLUSH when turning echo off, the typed lines were discarded and the command waited forever."""
+    pid, terminal = pty.fork()
+    if pid == 0:
+        time.sleep(0.5)   # the lines are in the terminal's queue before the command starts
+        os.execv(binary, [binary, "hash-password", "--iterations", "10000"])
+    os.write(terminal, b"pasted secret\npasted secret\n")
+    seen, deadline = b"", time.monotonic() + 20
+    while b"$pbkdf2-sha256$i=10000$" not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([terminal], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(terminal, 4096)
+            except OSError:
+                break
+    if b"$pbkdf2-sha256$i=10000$" not in seen:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        fail(f"hash-password lost a password typed ahead of its prompt: {seen!r}")
+    os.waitpid(pid, 0)
+    print("operator-check: hash-password keeps a password typed ahead of its prompt")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -322,6 +346,7 @@ def main():
     check_second_serve_and_admin(binary)
     check_shutdown_and_logs(binary, version)
     check_hash_password(binary)
+    check_hash_password_type_ahead(binary)
     print("operator-check: OK")
 
 

@@ -29,24 +29,34 @@ struct HashPassword: ParsableCommand {
         print(try PasswordHash.pbkdf2(password: password, iterations: iterations))
     }
 
-    /// Asks for the password and its repetition on the terminal, echo off.
+    /// Asks for the password and its repetition on the terminal, echo off for both.
     static func typedTwice() throws -> String {
-        let first = try typed(prompt: "Password: ")
-        let second = try typed(prompt: "Repeat password: ")
-        guard first == second else { throw ValidationError("the two passwords differ") }
-        return first
+        try withEchoOff {
+            let first = try line(prompt: "Password: ")
+            let second = try line(prompt: "Repeat password: ")
+            guard first == second else { throw ValidationError("the two passwords differ") }
+            return first
+        }
     }
 
-    /// One line from the terminal with echo turned off (and back on, whatever happens).
-    static func typed(prompt: String) throws -> String {
-        FileHandle.standardError.write(Data(prompt.utf8))
+    /// Runs `body` with the terminal's echo off (and back on, whatever happens). Echo goes off
+    /// before the first prompt and the change takes effect at once (`TCSANOW`), never discarding
+    /// input: with `TCSAFLUSH` a password typed or pasted right after the prompt appeared, before
+    /// the switch, was thrown away and the command waited for a line that had already come.
+    static func withEchoOff<T>(_ body: () throws -> T) throws -> T {
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw ValidationError("cannot read the terminal's settings") }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         silent.c_lflag |= tcflag_t(ECHONL)
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else { throw ValidationError("cannot turn the terminal's echo off") }
-        defer { _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        guard tcsetattr(STDIN_FILENO, TCSANOW, &silent) == 0 else { throw ValidationError("cannot turn the terminal's echo off") }
+        defer { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        return try body()
+    }
+
+    /// One line from the terminal after `prompt` (on standard error).
+    static func line(prompt: String) throws -> String {
+        FileHandle.standardError.write(Data(prompt.utf8))
         guard let line = readLine(strippingNewline: true) else { throw ValidationError("no password given") }
         return line
     }
