@@ -107,6 +107,8 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 .venv-peers/bin/python scripts/dpop-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/client-authentication.md end to end: authlib's PrivateKeyJWT and ClientSecretJWT, replay across instances.
 .venv-peers/bin/python scripts/client-auth-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/client-authentication.md: signed request objects (RFC 9101) made by joserfc, by value and through PAR.
+.venv-peers/bin/python scripts/request-object-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/connectors/oauth2-oidc.md: private_key_jwt toward a provider that requires it (Glewlwyd).
 .venv-peers/bin/python scripts/upstream-client-auth-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/connectors/oauth2-oidc.md: a sign-out at the provider (Glewlwyd) ends the broker's sign-in by back-channel logout.
