@@ -35,7 +35,7 @@ from joserfc import jwt
 from joserfc.jwk import KeySet
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import fail, feature_instances, free_port, write_static_config  # noqa: E402
+from multi_instance_support import code_flow_tokens, fail, feature_instances, free_port, write_static_config  # noqa: E402
 
 APP, SECRET, REDIRECT = "kid_bcl", "bcl-app-secret-1234", "https://rp.example.com/cb"
 EVENT = "http://schemas.openid.net/event/backchannel-logout"
@@ -83,20 +83,7 @@ def write_config(binary, work, rp_port):
 
 
 def tokens(port, client, user):
-    """The automated grant, then the code exchanged: the token response."""
-    base = f"http://127.0.0.1:{port}"
-    answer = requests.post(f"{base}/oauth/auth", data={"client_id": client, "redirect_uri": REDIRECT, "response_type": "code",
-                                                       "scope": "openid"}, timeout=10)
-    temp = answer.json()["temp_login_uri"]
-    answer = requests.post(base + urllib.parse.urlsplit(temp).path, allow_redirects=False, timeout=10, data={
-        "client_id": client, "redirect_uri": REDIRECT, "response_type": "code", "username": user, "password": "pw"})
-    code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
-    answer = requests.post(f"{base}/oauth/token", auth=(client, SECRET), timeout=10, data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "client_id": client})
-    if answer.status_code != 200:
-        fail(f"code exchange: {answer.status_code} {answer.text[:200]}")
-    return answer.json()
-
+    return code_flow_tokens(port, client, SECRET, REDIRECT, user)
 
 def claims_of(token):
     return json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))

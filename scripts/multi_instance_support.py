@@ -57,6 +57,29 @@ def feature_instances(binary, config, work, prefix):
     return issuer, [first] + ([Instance(f"{prefix}-b", binary, config, storage, issuer, work)] if shared else []), shared
 
 
+def code_flow_tokens(port, client, secret, redirect, user, password="pw", scope="openid"):
+    """The automated grant at the instance on `port` (POST /oauth/auth, the credentials posted to the
+    temp login URI), then the code exchanged with the client's secret: the token response."""
+    base = f"http://127.0.0.1:{port}"
+    flow = {"client_id": client, "redirect_uri": redirect, "response_type": "code"}
+    status, _, body = call(port, "POST", "/oauth/auth", dict(flow, scope=scope))
+    if status != 200:
+        fail(f"/oauth/auth for {user}: {status} {body[:200]}")
+    temp = urllib.parse.urlsplit(json.loads(body)["temp_login_uri"]).path
+    status, headers, body = call(port, "POST", temp, dict(flow, username=user, password=password))
+    location = headers.get("Location", headers.get("location", ""))
+    if status not in (302, 303) or "code=" not in location:
+        fail(f"sign-in of {user}: {status} {body[:200]} {location}")
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    basic = "Basic " + base64.b64encode(f"{client}:{secret}".encode()).decode()
+    status, _, body = call(port, "POST", "/oauth/token", {"grant_type": "authorization_code", "code": code,
+                                                          "redirect_uri": redirect, "client_id": client},
+                           {"Authorization": basic})
+    if status != 200:
+        fail(f"code exchange for {user} at {base}: {status} {body[:200]}")
+    return json.loads(body)
+
+
 REDIRECT = "http://localhost:3000/callback"
 CLIENT, SECRET = "kid_multi", "multi-instance-secret"
 

@@ -26,12 +26,11 @@ import subprocess
 import time
 import sys
 import tempfile
-import urllib.parse
 
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import fail, feature_instances, write_static_config  # noqa: E402
+from multi_instance_support import code_flow_tokens, fail, feature_instances, write_static_config  # noqa: E402
 
 APP, SECRET, REDIRECT = "kid_sso", "native-sso-secret-123", "com.example.mail:/cb"
 EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -54,20 +53,7 @@ def write_config(binary, work):
 
 
 def sign_in(port, client, user):
-    """The automated grant and the code exchange with the app's secret: the token response."""
-    base = f"http://127.0.0.1:{port}"
-    answer = requests.post(f"{base}/oauth/auth", timeout=10, data={
-        "client_id": client, "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid device_sso"})
-    temp = urllib.parse.urlsplit(answer.json()["temp_login_uri"]).path
-    answer = requests.post(base + temp, allow_redirects=False, timeout=10, data={
-        "client_id": client, "redirect_uri": REDIRECT, "response_type": "code", "username": user, "password": "pw"})
-    code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
-    answer = requests.post(f"{base}/oauth/token", auth=(client, SECRET), timeout=10, data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "client_id": client})
-    if answer.status_code != 200:
-        fail(f"code exchange: {answer.status_code} {answer.text[:200]}")
-    return answer.json()
-
+    return code_flow_tokens(port, client, SECRET, REDIRECT, user, scope="openid device_sso")
 
 def exchange(port, client, id_token, device_secret):
     return requests.post(f"http://127.0.0.1:{port}/oauth/token", auth=(client, SECRET), timeout=10, data={

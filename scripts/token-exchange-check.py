@@ -22,14 +22,13 @@ import os
 import sys
 import tempfile
 import threading
-import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from http.server import ThreadingHTTPServer
 
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from multi_instance_support import REFRESHES, AuthLink, fail, feature_instances, write_static_config  # noqa: E402
+from multi_instance_support import REFRESHES, AuthLink, code_flow_tokens, fail, feature_instances, write_static_config  # noqa: E402
 
 APP, SECRET, REDIRECT = "kid_tx", "token-exchange-secret-1", "https://portal.example.com/cb"
 EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -70,20 +69,7 @@ def write_config(binary, work, link):
 
 
 def tokens(port, client, user, password, scope):
-    """The automated grant and the code exchange: the token response."""
-    base = f"http://127.0.0.1:{port}"
-    answer = requests.post(f"{base}/oauth/auth", timeout=10, data={
-        "client_id": client, "redirect_uri": REDIRECT, "response_type": "code", "scope": scope})
-    temp = urllib.parse.urlsplit(answer.json()["temp_login_uri"]).path
-    answer = requests.post(base + temp, allow_redirects=False, timeout=10, data={
-        "client_id": client, "redirect_uri": REDIRECT, "response_type": "code", "username": user, "password": password})
-    code = urllib.parse.parse_qs(urllib.parse.urlsplit(answer.headers["Location"]).query)["code"][0]
-    answer = requests.post(f"{base}/oauth/token", auth=(client, SECRET), timeout=10, data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "client_id": client})
-    if answer.status_code != 200:
-        fail(f"code exchange for {user}: {answer.status_code} {answer.text[:200]}")
-    return answer.json()
-
+    return code_flow_tokens(port, client, SECRET, REDIRECT, user, password, scope)
 
 def exchange(port, client, subject, **fields):
     return requests.post(f"http://127.0.0.1:{port}/oauth/token", auth=(APP, SECRET), timeout=20, data={
