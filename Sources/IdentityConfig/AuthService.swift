@@ -49,6 +49,8 @@ public struct AuthService: Sendable {
     /// got tokens ended (`backchannelLogoutUri`, OpenID Connect Back-Channel Logout 1.0;
     /// docs/protocol.md, "Back-channel logout to relying parties"). Nil: they are not told.
     public var backchannelLogoutURI: URL?
+    /// The consent screen for this service's clients (docs/consent.md); nil: first-party apps, never asked.
+    public var consent: ConsentSettings?
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

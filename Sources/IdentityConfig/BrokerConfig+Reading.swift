@@ -191,6 +191,7 @@ package struct BrokerConfigReader {
         service.mfa = mfa
         service.webOrigins = webOrigins
         service.backchannelLogoutURI = readBackchannelLogoutURI(reader)
+        service.consent = reader.section("consent") { readConsent($0) } ?? nil
         service.deviceGrant = deviceGrant
         service.tokenExchange = tokenExchange
         service.nativeSSO = nativeSSO

@@ -200,5 +200,14 @@ extension PostgresMigrations {
             WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL) EXECUTE FUNCTION idconnect_logout_notice()
             """,
         ]),
+        // Consent (docs/consent.md): what each user allowed each app, one row per (subject, client).
+        ("v17-consents", [
+            """
+            CREATE TABLE consents (
+                subject TEXT NOT NULL, client_id TEXT NOT NULL, scopes TEXT[] NOT NULL,
+                granted_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (subject, client_id))
+            """,
+        ]),
     ]
 }

@@ -207,6 +207,14 @@ extension SQLiteStore {
                 END;
                 """)
         }
+        migrator.registerMigration("v19-consents") { db in
+            // Consent (docs/consent.md): what each user allowed each app, one row per (subject, client).
+            try db.execute(sql: """
+                CREATE TABLE consents (
+                    subject TEXT NOT NULL, client_id TEXT NOT NULL, scopes TEXT NOT NULL,
+                    granted_at REAL NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (subject, client_id))
+                """)
+        }
         return migrator
     }
 }

@@ -54,6 +54,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     /// Set once the first factor passed and a second step (an AuthLink challenge, a second
     /// factor, an enrolment) is outstanding (docs/mfa.md).
     public var secondStep: SecondStep?
+    /// Set once the person is signed in and the app needs their consent (docs/consent.md).
+    public var consent: ConsentStep?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,

@@ -44,6 +44,8 @@ struct MemoryTables: Sendable {
     var connectorDocuments: [String: StoredConnectorDocument] = [:]
     /// Ended sessions waiting for back-channel logout delivery, by session id.
     var logoutNotices: [String: LogoutNoticeRow] = [:]
+    /// Consents by subject, then client id.
+    var consents: [String: [String: ConsentRecord]] = [:]
 }
 
 /// An authorization code and its use: when it was redeemed and the family its tokens belong to.

@@ -60,6 +60,9 @@ public enum StoreConformance {
                    logoutNoticesOnSessionEnd),
         StoreCheck("logout notices: one holder at a time among 10, taken over when the claim runs out, retried when due, removed when done",
                    logoutNoticeClaims),
+        // consents (+Consents)
+        StoreCheck("consents: one per user and client, a new decision replaces the scopes and keeps the first date, listed newest first, removed once",
+                   consentRecords),
         // token families (+Families)
         StoreCheck("families: rotation is compare-and-swap, the previous hash still finds the family", refreshRotation),
         StoreCheck("families: the DPoP key a family is bound to reads back by id, refresh token, rotation and access context",

@@ -31,6 +31,7 @@ struct AccountController {
         router.post("account/passkeys") { request, context in try await addPasskey(request, context) }
         form(router, "account/browsers/sign-out") { await $0.sessions.signOutBrowser($1, form: $2) }
         form(router, "account/apps/remove") { await $0.sessions.removeApp($1, form: $2) }
+        form(router, "account/consents/remove") { await $0.consents.removeAccess($1, form: $2) }
         form(router, "account/shared-sign-ins/sign-out") { await $0.sessions.signOutSharedSignIn($1, form: $2) }
         form(router, "account/devices/remove") { await $0.sessions.removeDevice($1, form: $2) }
         form(router, "account/sign-out-everywhere") { await $0.sessions.signOutEverywhere($1, form: $2) }

@@ -94,7 +94,7 @@ struct AuthorizeController {
             var response = services.pages.answer(answer)
             cookies.setSSO(sso, on: &response)
             return response
-        case .secondStep(let page):
+        case .secondStep(let page), .consent(let page):
             return Responses.redirect(page)
         case .upstream(let action):
             return services.pages.upstreamAction(action)

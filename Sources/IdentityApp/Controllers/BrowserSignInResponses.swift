@@ -10,14 +10,15 @@ extension AppServices {
                        clientAddress: clientAddress(request, context), userAgent: request.headers[.userAgent])
     }
 
-    /// Signed in: back to the client with the new SSO cookie; or on to the second step (303).
+    /// Signed in: back to the client with the new SSO cookie; or on to the second step or the
+    /// consent screen (303).
     func render(_ result: BrowserSignInResult) -> Response {
         switch result {
         case .signedIn(let completion):
             var response = pages.answer(completion.redirect)
             cookies.setSSO(completion.sso, on: &response)
             return response
-        case .secondStep(let page):
+        case .secondStep(let page), .consent(let page):
             return Responses.redirect(page, status: .seeOther)
         }
     }

@@ -92,7 +92,7 @@ struct SecondStepController {
             return Responses.json(["redirect": location])
         case .redirect(let answer):
             return Responses.json(object: Pages.answerJSON(answer))
-        case .finished(.secondStep(let location)):
+        case .finished(.secondStep(let location)), .finished(.consent(let location)):
             return Responses.json(["redirect": location])
         case .finished(.signedIn(let completion)):
             var response = Responses.json(object: Pages.answerJSON(completion.redirect))

@@ -69,6 +69,17 @@ extension PageTemplates {
     </ul>
     </section>
 
+    {{#hasConsents}}<section aria-labelledby="consents-heading">
+    <h2 id="consents-heading">Apps you allowed</h2>
+    <ul class="rows" id="consents">
+    {{#consents}}<li class="row" data-client="{{clientId}}"><strong>{{name}}</strong> <span class="muted">{{clientId}}</span><br>
+    <span class="muted">May: {{allowed}}</span><br>
+    <span class="muted">Allowed {{{grantedAt}}}{{#changed}} · Last changed {{{updatedAt}}}{{/changed}}</span><br>
+    <form method="post" action="{{removeConsentAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="client" value="{{clientId}}">
+    <button type="submit" class="inline danger" aria-label="Remove the access of {{name}}">Remove access</button></form></li>
+    {{/consents}}</ul>
+    </section>{{/hasConsents}}
+
     {{#hasSharedSignIns}}<section aria-labelledby="shared-heading">
     <h2 id="shared-heading">Apps signed in together on a device</h2>
     <ul class="rows" id="shared-sign-ins">

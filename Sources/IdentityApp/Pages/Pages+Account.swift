@@ -37,6 +37,11 @@ extension Pages {
             ["id": row.id, "apps": row.apps.joined(separator: ", "), "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false]
         }
         values["hasSharedSignIns"] = !model.sharedSignIns.isEmpty
+        values["consents"] = model.consents.map { row -> [String: Any] in
+            ["clientId": row.clientId, "name": row.name, "allowed": row.allowed.joined(separator: "; "), "grantedAt": rows(row.grantedAt),
+             "updatedAt": rows(row.updatedAt), "changed": row.updatedAt != row.grantedAt]
+        }
+        values["hasConsents"] = !model.consents.isEmpty
         values["devices"] = model.devices.map { row -> [String: Any] in
             ["clientId": row.clientId, "softwareId": row.softwareId, "deviceType": row.deviceType, "registered": rows(row.registered),
              "lastUsed": row.lastUsed.map(rows) ?? false]
@@ -55,7 +60,7 @@ extension Pages {
         } else {
             values["factors"] = false
         }
-        for (key, path) in [("signOutBrowserAction", "/browsers/sign-out"), ("removeAppAction", "/apps/remove"), ("signOutSharedAction", "/shared-sign-ins/sign-out"),
+        for (key, path) in [("signOutBrowserAction", "/browsers/sign-out"), ("removeAppAction", "/apps/remove"), ("removeConsentAction", "/consents/remove"), ("signOutSharedAction", "/shared-sign-ins/sign-out"),
                             ("removeDeviceAction", "/devices/remove"), ("removeAuthenticatorAction", "/authenticator/remove"),
                             ("setupAuthenticatorLink", "/authenticator"), ("renamePasskeyAction", "/passkeys/rename"),
                             ("removePasskeyAction", "/passkeys/remove"), ("addPasskeyLink", "/passkeys/new"),

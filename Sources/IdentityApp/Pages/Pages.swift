@@ -24,6 +24,7 @@ struct Pages: Sendable {
     let deviceCodeFormTemplate: MustacheTemplate
     let deviceConfirmationTemplate: MustacheTemplate
     let deviceFinishedTemplate: MustacheTemplate
+    let consentTemplate: MustacheTemplate
 
     init() {
         signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
@@ -45,6 +46,7 @@ struct Pages: Sendable {
         deviceCodeFormTemplate = try! MustacheTemplate(string: PageTemplates.deviceCodeForm)
         deviceConfirmationTemplate = try! MustacheTemplate(string: PageTemplates.deviceConfirmation)
         deviceFinishedTemplate = try! MustacheTemplate(string: PageTemplates.deviceFinished)
+        consentTemplate = try! MustacheTemplate(string: PageTemplates.consent)
     }
 
     /// The `prompt=select_account` page.

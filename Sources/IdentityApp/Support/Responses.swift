@@ -64,12 +64,13 @@ enum Responses {
         Response(status: status, headers: [.location: location, .cacheControl: "no-store"])
     }
 
-    static func html(_ text: String, status: HTTPResponse.Status = .ok, styleSources: [String] = []) -> Response {
+    static func html(_ text: String, status: HTTPResponse.Status = .ok, styleSources: [String] = [], imageSources: [String] = []) -> Response {
         let styles = (["'self'", "'unsafe-inline'"] + styleSources).joined(separator: " ")
+        let images = (["'self'", "data:"] + imageSources).joined(separator: " ")
         let headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
-            .contentSecurityPolicy: "default-src 'none'; style-src \(styles); img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'",
+            .contentSecurityPolicy: "default-src 'none'; style-src \(styles); img-src \(images); frame-ancestors 'none'; base-uri 'none'",
             .frameOptions: "DENY",
             .referrerPolicy: "no-referrer",
             .contentTypeOptions: "nosniff",

@@ -29,6 +29,9 @@ public struct OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let serverError = Code(rawValue: "server_error")
         public static let temporarilyUnavailable = Code(rawValue: "temporarily_unavailable")
         public static let loginRequired = Code(rawValue: "login_required")
+        /// OIDC Core 3.1.2.6: the app needs the user's consent, which `prompt=none` (or a sign-in
+        /// without the starting browser) cannot ask for (docs/consent.md).
+        public static let consentRequired = Code(rawValue: "consent_required")
         /// OpenID Connect Core Unmet Authentication Requirements 1.0: an essential `acr` the
         /// sign-in cannot reach.
         public static let unmetAuthenticationRequirements = Code(rawValue: "unmet_authentication_requirements")

@@ -18,6 +18,7 @@ public struct AccountEndpoint: Sendable {
     let access: AccountAccess
     let handoff: AccountCodeHandoff
     public let sessions: AccountSessionActions
+    public let consents: AccountConsents
     public let authenticator: AccountAuthenticator
     public let passkeys: AccountPasskeys
     public let signIn: AccountSignIn
@@ -30,16 +31,18 @@ public struct AccountEndpoint: Sendable {
     /// Built by the composition root (``BrokerEngine``), which hands each part the store roles
     /// it uses.
     init(context: EngineContext, sessionStore: any SessionStore, codeStore: any AuthorizationCodeStore, familyStore: any TokenFamilyStore,
-         instanceStore: any RegisteredClientStore, grantStore: any OneTimeGrantStore, mfaStore: any MFAStore, sso: SSOSessions,
+         instanceStore: any RegisteredClientStore, grantStore: any OneTimeGrantStore, mfaStore: any MFAStore,
+         consentStore: any ConsentStore, sso: SSOSessions,
          authorize: AuthorizeEndpoint, factors: SecondFactors, registration: RegistrationEndpoint) {
         let listing = AccountListing(context: context, sessionStore: sessionStore, familyStore: familyStore, instanceStore: instanceStore,
-                                     mfaStore: mfaStore, offersPasskeys: factors.relyingParty != nil)
+                                     mfaStore: mfaStore, consentStore: consentStore, offersPasskeys: factors.relyingParty != nil)
         signIn = AccountSignIn(context: context, codeStore: codeStore, sessionStore: sessionStore, sso: sso, authorize: authorize)
         access = AccountAccess(context: context, sso: sso, factors: factors, listing: listing, signIns: signIn)
         handoff = AccountCodeHandoff(context: context, grantStore: grantStore)
         let changes = AccountFactorChanges(context: context, mfaStore: mfaStore)
         sessions = AccountSessionActions(access: access, sessionStore: sessionStore, familyStore: familyStore,
                                          instanceStore: instanceStore, registration: registration)
+        consents = AccountConsents(access: access, consentStore: consentStore, sessionStore: sessionStore, familyStore: familyStore)
         authenticator = AccountAuthenticator(access: access, mfaStore: mfaStore, factors: factors, changes: changes)
         passkeys = AccountPasskeys(access: access, mfaStore: mfaStore, factors: factors, changes: changes, handoff: handoff)
     }

@@ -13,6 +13,7 @@ struct AccountListing: Sendable {
     let familyStore: any TokenFamilyStore
     let instanceStore: any RegisteredClientStore
     let mfaStore: any MFAStore
+    let consentStore: any ConsentStore
     /// Whether passkeys can be offered (the issuer can be a WebAuthn relying party).
     let offersPasskeys: Bool
 
@@ -60,7 +61,20 @@ struct AccountListing: Sendable {
             apps: appRows(families), devices: instances.map { deviceRow($0, families) },
             factors: try await factorsSection(viewer), stylesheet: client.stylesheet)
         model.sharedSignIns = sharedSignInRows(sessions, families)
+        model.consents = try await consentRows(viewer)
         return model
+    }
+
+    /// The apps the user allowed, each with what it may do in words.
+    func consentRows(_ viewer: AccountViewer) async throws -> [AccountPageModel.Consent] {
+        try await consentStore.consents(subject: viewer.session.subject, limit: Self.limit).map { record in
+            let resolved = context.state.directory.resolve(record.clientId)
+            let words = resolved?.service.consent?.scopeDescriptions ?? [:]
+            return AccountPageModel.Consent(clientId: record.clientId,
+                                            name: resolved?.environment.name ?? resolved?.service.name ?? record.clientId,
+                                            allowed: record.scopes.map { ScopeWords.describe($0, overrides: words) },
+                                            grantedAt: record.grantedAt, updatedAt: record.updatedAt)
+        }
     }
 
     /// The sessions a device secret was issued in (a live family with `device_sso`), each with the

@@ -79,6 +79,17 @@ public struct AccountPageModel: Sendable, Equatable {
         public var lastUsed: Date?
     }
 
+    /// An app the user allowed on the consent screen, with what it may do.
+    public struct Consent: Sendable, Equatable {
+        /// The consent's client id (the row's id in forms).
+        public var clientId: String
+        public var name: String
+        /// What each granted scope lets the app do, in words.
+        public var allowed: [String]
+        public var grantedAt: Date
+        public var updatedAt: Date
+    }
+
     public struct Passkey: Sendable, Equatable {
         /// The credential id, base64url (the row's id in forms).
         public var id: String
@@ -122,6 +133,8 @@ public struct AccountPageModel: Sendable, Equatable {
     public var devices: [Device]
     /// Sign-ins shared by several apps on one device (native SSO).
     public var sharedSignIns: [SharedSignIn] = []
+    /// The apps the user allowed on the consent screen (docs/consent.md).
+    public var consents: [Consent] = []
     public var factors: SecondFactors?
     /// `customizedLogin: css`.
     public var stylesheet: URL?

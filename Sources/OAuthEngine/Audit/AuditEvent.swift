@@ -53,6 +53,12 @@ public struct AuditEvent: Sendable, Equatable {
         /// (docs/protocol.md, "Back-channel logout to relying parties"): `client`, `session`,
         /// `attempt`, `reason`; `final` `true` when the broker gave up on that client.
         case backchannelLogoutFailed = "backchannel_logout.failed"
+        /// The consent screen (docs/consent.md): the user allowed an app (`client`, `subject`,
+        /// `scopes` granted, `withheld` unticked) or refused it (`client`, `subject`); a consent was
+        /// removed (`client`, `subject`, `by`: `user` on the account page or `operator`).
+        case consentGranted = "consent.granted"
+        case consentDenied = "consent.denied"
+        case consentRevoked = "consent.revoked"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).

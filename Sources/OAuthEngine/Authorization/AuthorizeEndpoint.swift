@@ -19,6 +19,7 @@ public struct AuthorizeEndpoint: Sendable {
     let requestObjects: RequestObjects
     let secondFactors: SecondFactors
     let secondStep: SecondStepSignIn
+    let consent: ConsentGate
 
     /// `GET /oauth/auth` (and a browser's form POST to it).
     public func authorize(_ given: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
@@ -95,11 +96,33 @@ public struct AuthorizeEndpoint: Sendable {
                 let page = try await secondStep.stepUp(request, session: session, need: need, browserBinding: binding)
                 return AuthorizeResult(outcome: .secondStep(page), binding: binding, clearWebSSO: false)
             }
+            if try await consent.mustAsk(client: request.client, subject: session.subject, scope: request.scope, prompt: request.prompt,
+                                         redirectURI: request.redirectURI) {
+                return try await askConsent(request, session: session, separateSSO: remembered != nil, browser: browser, prompts: prompts)
+            }
         } catch {
-            let failure = OAuthError.wrapping(error, "second factor check")
+            let failure = OAuthError.wrapping(error, "second factor and consent check")
             return AuthorizeResult(outcome: .redirect(request.errorTarget.answer(for: failure)), binding: nil, clearWebSSO: false)
         }
         return AuthorizeResult(outcome: await issue(request, with: session, rememberFor: remembered), binding: nil, clearWebSSO: false)
+    }
+
+    /// The SSO session's app needs the user's consent first (docs/consent.md): the consent page,
+    /// or `consent_required` for `prompt=none`.
+    private func askConsent(_ request: AuthorizationRequest, session: LoginSession, separateSSO: Bool, browser: BrowserContext,
+                            prompts: Set<String>) async throws -> AuthorizeResult {
+        if prompts.contains("none") {
+            return AuthorizeResult(outcome: .redirect(request.errorTarget.answer(for: OAuthError(.consentRequired,
+                "This app needs your consent; sign in interactively."))), binding: nil, clearWebSSO: false)
+        }
+        let binding = browser.binding ?? Secrets.randomToken()
+        let now = context.clock.now()
+        let pending = PendingAuthorization(request, mode: .browser, browserHash: Secrets.hash(binding), createdAt: now, expiresAt: now)
+        let step = ConsentStep(subject: session.subject, userId: session.userId,
+                               displayName: session.attributes["name"]?.stringValue ?? session.userId, sessionId: session.id,
+                               amr: session.amr, separateSSO: separateSSO ? true : nil)
+        let page = try await consent.hold(pending, consuming: nil, step: step, identity: nil)
+        return AuthorizeResult(outcome: .consent(page), binding: binding, clearWebSSO: false)
     }
 
     private func issue(_ request: AuthorizationRequest, with session: LoginSession, rememberFor browser: BrowserContext?) async -> AuthorizeOutcome {

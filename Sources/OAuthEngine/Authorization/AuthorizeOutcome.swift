@@ -66,6 +66,8 @@ public enum AuthorizeOutcome: Sendable, Equatable {
     case redirect(ClientAnswer, sso: SSOCookie? = nil)
     /// On to the second-step page of this sign-in (docs/mfa.md).
     case secondStep(String)
+    /// On to the consent page of this sign-in (docs/consent.md).
+    case consent(String)
     /// To the identity source (SAML, OAuth 2.0, OIDC).
     case upstream(RedirectAction)
     /// The hosted login page.

@@ -133,9 +133,9 @@ public struct PasswordSignIn: Sendable {
         let need = try await secondFactors.need(SecondFactors.owner(userId: identity.userId, client: client), client: client, amr: ["pwd"],
                                                 stepUp: pending.stepUp)
         guard need != .none else {
-            return .finished(.signedIn(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
-                                                                  amr: ["pwd"], browser: browser, bound: fromStartingBrowser,
-                                                                  throttleReset: reset)))
+            return .finished(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                        amr: ["pwd"], browser: browser, bound: fromStartingBrowser,
+                                                        throttleReset: reset))
         }
         try await reset?.settle()
         if pending.mode == .browser {
@@ -150,8 +150,8 @@ public struct PasswordSignIn: Sendable {
         } catch let error as OAuthError where error.code == .mfaRequired || error.code == .accessDenied {
             return try await refuse(pendingId, pending, target, error)
         }
-        return .finished(.signedIn(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
-                                                              amr: amr, browser: browser, bound: fromStartingBrowser)))
+        return .finished(try await signIns.complete(pending, consuming: idHash, client: client, identity: identity,
+                                                    amr: amr, browser: browser, bound: fromStartingBrowser))
     }
 
     /// A failed attempt: the login page shows the message again; the API gets a redirect with `error`.

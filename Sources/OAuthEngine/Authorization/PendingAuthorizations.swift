@@ -36,10 +36,11 @@ public struct PendingAuthorizations: Sendable {
         return id
     }
 
-    /// The pending authorization behind a temp login id, if it exists and has not expired.
+    /// The pending authorization behind a temp login id, if it exists, has not expired and still
+    /// waits for a sign-in (one on the consent screen is past that: docs/consent.md).
     public func find(id: String) async throws -> PendingAuthorization? {
         guard id.utf8.count <= 128, let pending = try await pendingStore.pending(idHash: Secrets.hash(id)),
-              context.clock.now() < pending.expiresAt else { return nil }
+              context.clock.now() < pending.expiresAt, pending.consent == nil else { return nil }
         return pending
     }
 

@@ -130,8 +130,8 @@ public struct UpstreamSignIn: Sendable {
                     let step = SecondStep(purpose: purpose, userId: identity.userId, username: identity.userId, sealedIdentity: nil, amr: [])
                     return .secondStep(try await secondStep.hold(pending, consuming: nil, step: step, identity: identity))
                 }
-                return .signedIn(try await signIns.complete(pending, consuming: nil, client: client, identity: identity, amr: [],
-                                                            browser: browser, bound: true))
+                return try await signIns.complete(pending, consuming: nil, client: client, identity: identity, amr: [],
+                                                  browser: browser, bound: true)
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

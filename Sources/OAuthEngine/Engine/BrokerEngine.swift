@@ -39,6 +39,8 @@ public final class BrokerEngine: Sendable {
     public let qrAPI: QRLoginAPI
     /// The second step of browser sign-ins: challenges, second factors, enrolment (docs/mfa.md).
     public let secondStep: SecondStepSignIn
+    /// The consent screen (docs/consent.md).
+    public let consentScreen: ConsentScreen
     /// The user's own account page (docs/account.md).
     public let account: AccountEndpoint
     /// `POST /oauth/device_authorization` and the device page (docs/device-grant.md).
@@ -100,7 +102,8 @@ public final class BrokerEngine: Sendable {
         let authorizations = PendingAuthorizations(context: context, pendingStore: roles.pending, codeStore: roles.codes,
                                                    sessionStore: roles.sessions, clients: clients, rateLimiter: rateLimiter,
                                                    issuer: issuerService, binding: binding)
-        let signIns = BrowserSignIn(authorizations: authorizations, sso: sso)
+        let consentGate = ConsentGate(context: context, pendingStore: roles.pending, consentStore: roles.consents)
+        let signIns = BrowserSignIn(authorizations: authorizations, sso: sso, consent: consentGate)
         let secondFactors = SecondFactors(context: context, mfaStore: roles.mfa, grantStore: roles.oneTimeGrants,
                                           throttleStore: roles.throttle, throttle: throttle)
         let secondStep = SecondStepSignIn(context: context, pendingStore: roles.pending, sessionStore: roles.sessions, mfaStore: roles.mfa,
@@ -127,6 +130,8 @@ public final class BrokerEngine: Sendable {
         self.dpop = dpop
         webOrigins = WebOriginPolicy(live: live, clients: clients, instances: roles.registeredClients)
         self.secondStep = secondStep
+        consentScreen = ConsentScreen(context: context, pendingStore: roles.pending, consentStore: roles.consents, sessionStore: roles.sessions,
+                                      authorizations: authorizations, signIns: signIns)
         self.authorizations = authorizations
         self.upstreamSignIn = upstreamSignIn
         self.sso = sso
@@ -140,7 +145,7 @@ public final class BrokerEngine: Sendable {
         pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, sessionStore: roles.sessions, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
                                       sso: sso, webSSO: webSSO, pushed: pushed, requestObjects: requestObjects, secondFactors: secondFactors,
-                                      secondStep: secondStep)
+                                      secondStep: secondStep, consent: consentGate)
         passwordSignIn = PasswordSignIn(context: context, pendingStore: roles.pending, authorizations: authorizations, signIns: signIns,
                                         checker: checker,
                                         secondFactors: secondFactors, secondStep: secondStep)
@@ -149,7 +154,8 @@ public final class BrokerEngine: Sendable {
                                         instanceStore: roles.registeredClients, clients: clients, verifier: verifier, revocation: revocationService)
         registration = RegistrationEndpoint(context: context, instanceStore: roles.registeredClients, rateLimiter: rateLimiter, revocation: revocationService)
         account = AccountEndpoint(context: context, sessionStore: roles.sessions, codeStore: roles.codes, familyStore: roles.families,
-                                  instanceStore: roles.registeredClients, grantStore: roles.oneTimeGrants, mfaStore: roles.mfa, sso: sso,
+                                  instanceStore: roles.registeredClients, grantStore: roles.oneTimeGrants, mfaStore: roles.mfa,
+                                  consentStore: roles.consents, sso: sso,
                                   authorize: authorize, factors: secondFactors, registration: registration)
         let upstreamLogout = UpstreamLogout(context: context, grantStore: roles.oneTimeGrants, vault: vault)
         logout = LogoutEndpoint(context: context, sessionStore: roles.sessions, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)

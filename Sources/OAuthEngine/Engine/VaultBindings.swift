@@ -32,6 +32,9 @@ public enum VaultBindings {
         .init(purpose: "second-step-\(part)", owner: idHash)
     }
 
+    /// The identity a sign-in waiting for consent keeps sealed, under the pending authorization's id hash.
+    static func consent(idHash: String) -> Vault.Binding { .init(purpose: "consent-identity", owner: idHash) }
+
     /// The account page's own sign-in between its start and its callback (the `idc_account`
     /// cookie): the PKCE verifier and state nobody else sees.
     static func accountFlow() -> Vault.Binding { .init(purpose: "account-flow", owner: "") }

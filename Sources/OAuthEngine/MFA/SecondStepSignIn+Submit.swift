@@ -140,8 +140,8 @@ extension SecondStepSignIn {
             // The identity source ran its own second factor.
             var amr = loaded.step.amr
             for value in ["otp", "mfa"] where !amr.contains(value) { amr.append(value) }
-            return .finished(.signedIn(try await signIns.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
-                                                                  identity: identity, amr: amr, browser: loaded.browser, bound: true)))
+            return .finished(try await signIns.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
+                                                        identity: identity, amr: amr, browser: loaded.browser, bound: true))
         }
     }
 }

@@ -24,14 +24,6 @@ public struct SecondStepSignIn: Sendable {
 
     public func pageURL(_ id: String) -> String { "\(context.issuer)/oauth/mfa/\(id)" }
 
-    /// What the connector said, kept sealed while the second step runs.
-    struct HeldIdentity: Codable {
-        var userId: String
-        var attributes: [String: JSONValue]
-        var upstream: UpstreamToken?
-        var sessionEndsAt: Date?
-    }
-
     /// Starts a second step for `pending` (in the browser it is bound to): stores it under a new
     /// id, consuming `consuming` (the first factor's id hash) when given. Returns the page URL.
     func hold(_ pending: PendingAuthorization, consuming: String?, step: SecondStep, identity: ConnectorIdentity?,
@@ -40,10 +32,7 @@ public struct SecondStepSignIn: Sendable {
         let idHash = Secrets.hash(id)
         var step = step
         if let identity {
-            let held = HeldIdentity(userId: identity.userId, attributes: identity.attributes, upstream: identity.upstream,
-                                    sessionEndsAt: identity.sessionEndsAt)
-            step.sealedIdentity = try context.vault.seal(try JSONEncoder.sortedCompact.encode(held),
-                                                         VaultBindings.secondStep("identity", idHash: idHash))
+            step.sealedIdentity = try HeldIdentity.seal(identity, vault: context.vault, binding: VaultBindings.secondStep("identity", idHash: idHash))
         }
         if let challenge { step.challenge = try sealed(challenge, rounds: 0, idHash: idHash) }
         var next = pending
@@ -146,16 +135,13 @@ public struct SecondStepSignIn: Sendable {
                 }
                 try await mfaStore.setSessionAMR(sessionId: sessionId, amr: amr)
                 session.amr = amr
-                return .finished(.signedIn(try await signIns.complete(loaded.pending, consuming: loaded.idHash, existing: session,
-                                                                      client: loaded.client, browser: loaded.browser)))
+                return .finished(try await signIns.complete(loaded.pending, consuming: loaded.idHash, existing: session,
+                                                            client: loaded.client, browser: loaded.browser))
             }
             guard let sealed = loaded.step.sealedIdentity else { throw Self.expired }
-            let data = try context.vault.open(sealed, VaultBindings.secondStep("identity", idHash: loaded.idHash))
-            let held = try JSONDecoder().decode(HeldIdentity.self, from: data)
-            let identity = ConnectorIdentity(userId: held.userId, attributes: held.attributes, upstream: held.upstream,
-                                             sessionEndsAt: held.sessionEndsAt)
-            return .finished(.signedIn(try await signIns.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
-                                                                  identity: identity, amr: amr, browser: loaded.browser, bound: true)))
+            let identity = try HeldIdentity.open(sealed, vault: context.vault, binding: VaultBindings.secondStep("identity", idHash: loaded.idHash))
+            return .finished(try await signIns.complete(loaded.pending, consuming: loaded.idHash, client: loaded.client,
+                                                        identity: identity, amr: amr, browser: loaded.browser, bound: true))
         } catch let failure as AuthorizationFailure {
             throw failure
         } catch let error as OAuthError {

@@ -138,13 +138,13 @@ public struct QRLoginBrowser: Sendable {
                 throw .redirect(.accessDenied("The app's sign-in has ended; sign in again."), target)
             }
             do {
-                let completion = try await signIns.complete(pending, consuming: login.pendingIdHash, existing: session,
-                                                            client: client, browser: browser)
+                let result = try await signIns.complete(pending, consuming: login.pendingIdHash, existing: session,
+                                                        client: client, browser: browser)
                 context.audit.record(AuditEvent(.signInSucceeded, [
                     "connector": client.service.provider.type, "auth_service": client.service.id, "client": client.clientId,
                     "address": login.clientAddress, "user": session.userId, "subject": session.subject,
                     "session": session.id, "method": "qr"]))
-                return .finished(.signedIn(completion))
+                return .finished(result)
             } catch let failure as AuthorizationFailure {
                 throw failure
             } catch let error as OAuthError {

@@ -65,7 +65,7 @@ struct PostgresStoreTests {
         // One row per migration (v1, v2-registered-clients, v3-one-time-grants, v4-families-by-client,
         // v5-security, v6-qr-logins, v7-resources-claims, v8-account, v9-mfa, v10-saml-lifecycle,
         // v11-web-origins, v12-throttle-reservations): each applied exactly once.
-        #expect(versions.count == PostgresMigrations.migrations.count && versions.count == 16)
+        #expect(versions.count == PostgresMigrations.migrations.count && versions.count == 17)
         // What one instance writes, another reads.
         try await stores[0].insertSession(StoreFixtures.session("shared"))
         #expect(try await stores[3].session(id: "shared")?.userId == "alice")
