@@ -49,13 +49,14 @@ public struct EngineFixture: Sendable {
     ///   - throttle: the login throttle's policy.
     ///   - clientKeys: where `private_key_jwt` clients' `jwksUri` sets come from.
     ///   - logoutDelivery: how back-channel logout tokens reach relying parties (`engine.logoutNotifier`).
+    ///   - permissionDelivery: where permission requests' status changes are posted (docs/consent.md).
     ///   - audit: where audit events go (a trail with a recording sink, to check them).
     public init(environments: [Environment] = [EngineFixture.environment()], organizations: [Organization] = [],
                 issuer: String = EngineFixture.issuer, server: ServerSettings = ServerSettings(), signing: SigningAlgorithm = .rs256,
                 registry: ConnectorRegistry = EngineFixture.connectors, clock: ManualClock = ManualClock(),
                 throttle: LoginThrottle = LoginThrottle(), locator: (any AddressLocator)? = nil,
                 clientKeys: (any ClientKeyFetching)? = nil, logoutDelivery: (any LogoutTokenDelivering)? = nil,
-                audit: AuditTrail? = nil) async throws {
+                permissionDelivery: (any PermissionNotifying)? = nil, audit: AuditTrail? = nil) async throws {
         var logger = Logger(label: "engine-fixture")
         logger.logLevel = .critical
         let config = BrokerConfig(server: server, signingAlgorithm: signing, organizations: organizations, environments: environments,
@@ -70,7 +71,7 @@ public struct EngineFixture: Sendable {
                                                     generate: TestSigningKeys.make)
         engine = BrokerEngine(issuer: issuer, state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
                               storage: storage, clock: clock, logger: logger, audit: audit, throttle: throttle, locator: locator,
-                              clientKeys: clientKeys, logoutDelivery: logoutDelivery)
+                              clientKeys: clientKeys, logoutDelivery: logoutDelivery, permissionDelivery: permissionDelivery)
         self.clock = clock
         self.storage = storage
     }

@@ -39,11 +39,9 @@ extension BrokerConfigReader {
     /// `clientUri`, `policyUri` and `tosUri` (https, or http to this machine), and `scopes`, a map
     /// of scope to description.
     func readConsent(_ reader: ConfigReader) -> ConsentSettings? {
-        guard let text = reader.string("mode", required: true) else { return nil }
-        guard let mode = ConsentSettings.Mode(rawValue: text) else {
-            reader.problem("mode", "must be required or remembered")
-            return nil
-        }
+        let text = reader.string("mode", required: true)
+        let mode = text.flatMap(ConsentSettings.Mode.init(rawValue:))
+        if let text, mode == nil { reader.problem("mode", "must be required or remembered (found '\(text)')") }
         func link(_ key: String) -> URL? {
             guard let url = reader.url(key) else { return nil }
             let loopback = ["127.0.0.1", "[::1]", "::1", "localhost"].contains(url.host?.lowercased() ?? "")
@@ -58,7 +56,8 @@ extension BrokerConfigReader {
             reader.problem("scopes", "'\(scope)' needs a description of 1 to 200 bytes (and a scope has no spaces)")
             descriptions[scope] = nil
         }
-        return ConsentSettings(mode: mode, logoURI: link("logoUri"), clientURI: link("clientUri"), policyURI: link("policyUri"),
-                               tosURI: link("tosUri"), scopeDescriptions: descriptions)
+        let logo = link("logoUri"), home = link("clientUri"), policy = link("policyUri"), terms = link("tosUri")
+        guard let mode else { return nil }
+        return ConsentSettings(mode: mode, logoURI: logo, clientURI: home, policyURI: policy, tosURI: terms, scopeDescriptions: descriptions)
     }
 }

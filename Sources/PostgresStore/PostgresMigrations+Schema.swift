@@ -208,6 +208,13 @@ extension PostgresMigrations {
                 granted_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL,
                 PRIMARY KEY (subject, client_id))
             """,
+            """
+            CREATE TABLE permissions (
+                id TEXT PRIMARY KEY, uri_hash TEXT NOT NULL UNIQUE, client_id TEXT NOT NULL, external_reference TEXT,
+                subject TEXT, status TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL, data BYTEA NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX permissions_reference ON permissions (client_id, external_reference) WHERE external_reference IS NOT NULL",
+            "CREATE INDEX permissions_subject ON permissions (subject, status) WHERE subject IS NOT NULL",
         ]),
     ]
 }

@@ -212,7 +212,12 @@ extension SQLiteStore {
             try db.execute(sql: """
                 CREATE TABLE consents (
                     subject TEXT NOT NULL, client_id TEXT NOT NULL, scopes TEXT NOT NULL,
-                    granted_at REAL NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (subject, client_id))
+                    granted_at REAL NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (subject, client_id));
+                CREATE TABLE permissions (
+                    id TEXT PRIMARY KEY NOT NULL, uri_hash TEXT NOT NULL UNIQUE, client_id TEXT NOT NULL,
+                    external_reference TEXT, subject TEXT, status TEXT NOT NULL, expires_at REAL NOT NULL, data BLOB NOT NULL);
+                CREATE UNIQUE INDEX permissions_reference ON permissions(client_id, external_reference) WHERE external_reference IS NOT NULL;
+                CREATE INDEX permissions_subject ON permissions(subject, status) WHERE subject IS NOT NULL;
                 """)
         }
         return migrator

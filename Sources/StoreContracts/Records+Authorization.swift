@@ -56,6 +56,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var secondStep: SecondStep?
     /// Set once the person is signed in and the app needs their consent (docs/consent.md).
     public var consent: ConsentStep?
+    /// The back end's permission request this sign-in answers (docs/consent.md).
+    public var permissionId: String?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,

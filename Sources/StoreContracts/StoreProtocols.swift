@@ -208,4 +208,4 @@ public protocol StorageUnavailable: Error {}
 public typealias BrokerStore = PendingAuthorizationStore & AuthorizationCodeStore & SessionStore
     & TokenFamilyStore & AccessTokenStore & SigningKeyStore & SSOStore & SealedValueStore & RefreshLeaseStore
     & RegisteredClientStore & OneTimeGrantStore & ThrottleStore & QRLoginStore & DeviceAuthorizationStore & MFAStore & ConnectorDocumentStore & LogoutNoticeStore
-    & ConsentStore & MaintenanceStore
+    & ConsentStore & PermissionStore & MaintenanceStore

@@ -28,6 +28,8 @@ public struct StoreRoles: Sendable {
     public var logoutNotices: any LogoutNoticeStore
     /// What users allowed which apps (docs/consent.md).
     public var consents: any ConsentStore
+    /// Back ends' permission requests (docs/consent.md).
+    public var permissions: any PermissionStore
     public var maintenance: any MaintenanceStore
 
     public init(pending: any PendingAuthorizationStore, codes: any AuthorizationCodeStore, sessions: any SessionStore,
@@ -35,7 +37,8 @@ public struct StoreRoles: Sendable {
                 sso: any SSOStore, sealed: any SealedValueStore, leases: any RefreshLeaseStore,
                 registeredClients: any RegisteredClientStore, oneTimeGrants: any OneTimeGrantStore, throttle: any ThrottleStore,
                 qrLogins: any QRLoginStore, devices: any DeviceAuthorizationStore, mfa: any MFAStore, connectorDocuments: any ConnectorDocumentStore,
-                logoutNotices: any LogoutNoticeStore, consents: any ConsentStore, maintenance: any MaintenanceStore) {
+                logoutNotices: any LogoutNoticeStore, consents: any ConsentStore,
+                permissions: any PermissionStore, maintenance: any MaintenanceStore) {
         self.pending = pending
         self.codes = codes
         self.sessions = sessions
@@ -54,6 +57,7 @@ public struct StoreRoles: Sendable {
         self.connectorDocuments = connectorDocuments
         self.logoutNotices = logoutNotices
         self.consents = consents
+        self.permissions = permissions
         self.maintenance = maintenance
     }
 
@@ -61,6 +65,6 @@ public struct StoreRoles: Sendable {
     public init(all store: any BrokerStore) {
         self.init(pending: store, codes: store, sessions: store, families: store, accessTokens: store, signingKeys: store,
                   sso: store, sealed: store, leases: store, registeredClients: store, oneTimeGrants: store, throttle: store,
-                  qrLogins: store, devices: store, mfa: store, connectorDocuments: store, logoutNotices: store, consents: store, maintenance: store)
+                  qrLogins: store, devices: store, mfa: store, connectorDocuments: store, logoutNotices: store, consents: store, permissions: store, maintenance: store)
     }
 }

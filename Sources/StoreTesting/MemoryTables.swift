@@ -46,6 +46,8 @@ struct MemoryTables: Sendable {
     var logoutNotices: [String: LogoutNoticeRow] = [:]
     /// Consents by subject, then client id.
     var consents: [String: [String: ConsentRecord]] = [:]
+    /// Permission requests by id.
+    var permissions: [String: PermissionRequest] = [:]
 }
 
 /// An authorization code and its use: when it was redeemed and the family its tokens belong to.

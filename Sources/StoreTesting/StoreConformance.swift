@@ -63,6 +63,8 @@ public enum StoreConformance {
         // consents (+Consents)
         StoreCheck("consents: one per user and client, a new decision replaces the scopes and keeps the first date, listed newest first, removed once",
                    consentRecords),
+        StoreCheck("permission requests: found by id, link and reference; one reference per client; 10 concurrent decisions, one wins",
+                   permissionRequests),
         // token families (+Families)
         StoreCheck("families: rotation is compare-and-swap, the previous hash still finds the family", refreshRotation),
         StoreCheck("families: the DPoP key a family is bound to reads back by id, refresh token, rotation and access context",

@@ -131,6 +131,7 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
         DeviceController(services: services).register(on: group)
         SecondStepController(services: services).register(on: group)
         ConsentController(services: services).register(on: group)
+        PermissionsController(services: services).register(on: group)
         BackchannelLogoutController(services: services).register(on: group)
     }
     // Last, so it wraps only the not-found answer (router middleware applies to routes added

@@ -121,7 +121,8 @@ public enum BrokerBootstrap {
         let engine = BrokerEngine(issuer: settings.issuer,
                                   state: EngineState(config: config, directory: directory, keys: keys, vault: vault),
                                   storage: StoreRoles(all: store), clock: clock, logger: logger, metrics: metrics, audit: audit,
-                                  locator: locator, clientKeys: HTTPClientKeyFetcher(), logoutDelivery: HTTPLogoutTokenDelivery())
+                                  locator: locator, clientKeys: HTTPClientKeyFetcher(), logoutDelivery: HTTPLogoutTokenDelivery(),
+                                  permissionDelivery: HTTPPermissionNotification())
         // IdP metadata (SAML idpMetadataUrl): the last good copy from storage, then a fetch. One
         // that fails leaves its auth service answering temporarily_unavailable; it does not stop
         // the start (docs/connectors/saml.md, "IdP metadata").

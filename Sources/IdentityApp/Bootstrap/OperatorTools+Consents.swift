@@ -21,9 +21,24 @@ extension OperatorTools {
         for record in try await consents(authService: authService, user: user) where client == nil || record.clientId == client {
             guard try await store.revokeConsent(subject: record.subject, clientId: record.clientId) else { continue }
             audit.record(AuditEvent(.consentRevoked, ["client": record.clientId, "subject": record.subject, "by": "operator"]))
+            try await revokePermissions(of: record)
             revoked.append(record)
         }
         return revoked
+    }
+
+    /// Marks the back ends' granted permission requests behind a consent revoked (no notification
+    /// is posted from here: the status endpoint answers `revoked`).
+    private func revokePermissions(of record: ConsentRecord) async throws {
+        let appKey = String(record.clientId.split(separator: ".").first ?? "")
+        for permission in try await store.grantedPermissions(subject: record.subject, clientIds: [record.clientId, appKey]) {
+            var revoked = permission
+            revoked.status = .revoked
+            revoked.decidedAt = clock.now()
+            guard try await store.settlePermission(revoked, from: .granted) else { continue }
+            audit.record(AuditEvent(.permissionRevoked, ["permission": permission.id, "client": permission.clientId,
+                                                         "subject": record.subject, "by": "operator"]))
+        }
     }
 
     /// The subjects `user` may have at `authService`: derived from each environment's or

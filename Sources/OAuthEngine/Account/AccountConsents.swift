@@ -10,6 +10,7 @@ public struct AccountConsents: Sendable {
     let consentStore: any ConsentStore
     let sessionStore: any SessionStore
     let familyStore: any TokenFamilyStore
+    let permissions: PermissionNotifications
     var context: EngineContext { access.context }
 
     /// `POST /account/consents/remove` (`client`): the consent goes, and with it the app's token
@@ -24,6 +25,7 @@ public struct AccountConsents: Sendable {
             }
             _ = try await consentStore.revokeConsent(subject: viewer.session.subject, clientId: clientId)
             let ended = try await endTokens(of: clientId, viewer)
+            try await permissions.revokeGranted(subject: viewer.session.subject, clientKey: clientId, at: context.clock.now())
             context.audit.record(AuditEvent(.consentRevoked, ["client": clientId, "subject": viewer.session.subject, "by": "user",
                                                               "families": String(ended.families)]))
             return try await access.done(viewer, "Removed the access of \(row.name): its tokens no longer work, and it must ask you again.")

@@ -32,7 +32,7 @@ public struct AccountEndpoint: Sendable {
     /// it uses.
     init(context: EngineContext, sessionStore: any SessionStore, codeStore: any AuthorizationCodeStore, familyStore: any TokenFamilyStore,
          instanceStore: any RegisteredClientStore, grantStore: any OneTimeGrantStore, mfaStore: any MFAStore,
-         consentStore: any ConsentStore, sso: SSOSessions,
+         consentStore: any ConsentStore, permissions: PermissionNotifications, sso: SSOSessions,
          authorize: AuthorizeEndpoint, factors: SecondFactors, registration: RegistrationEndpoint) {
         let listing = AccountListing(context: context, sessionStore: sessionStore, familyStore: familyStore, instanceStore: instanceStore,
                                      mfaStore: mfaStore, consentStore: consentStore, offersPasskeys: factors.relyingParty != nil)
@@ -42,7 +42,8 @@ public struct AccountEndpoint: Sendable {
         let changes = AccountFactorChanges(context: context, mfaStore: mfaStore)
         sessions = AccountSessionActions(access: access, sessionStore: sessionStore, familyStore: familyStore,
                                          instanceStore: instanceStore, registration: registration)
-        consents = AccountConsents(access: access, consentStore: consentStore, sessionStore: sessionStore, familyStore: familyStore)
+        consents = AccountConsents(access: access, consentStore: consentStore, sessionStore: sessionStore, familyStore: familyStore,
+                                   permissions: permissions)
         authenticator = AccountAuthenticator(access: access, mfaStore: mfaStore, factors: factors, changes: changes)
         passkeys = AccountPasskeys(access: access, mfaStore: mfaStore, factors: factors, changes: changes, handoff: handoff)
     }

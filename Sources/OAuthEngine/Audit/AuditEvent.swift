@@ -59,6 +59,14 @@ public struct AuditEvent: Sendable, Equatable {
         case consentGranted = "consent.granted"
         case consentDenied = "consent.denied"
         case consentRevoked = "consent.revoked"
+        /// A back end's permission request (docs/consent.md, "Permission requests"): made
+        /// (`permission`, `client`, `user`, `scope`, `external_reference`), then granted, denied,
+        /// expired or revoked (`permission`, `client`, `subject`, `scope` granted).
+        case permissionRequested = "permission.requested"
+        case permissionGranted = "permission.granted"
+        case permissionDenied = "permission.denied"
+        case permissionExpired = "permission.expired"
+        case permissionRevoked = "permission.revoked"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).

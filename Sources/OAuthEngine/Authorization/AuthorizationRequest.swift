@@ -32,6 +32,9 @@ public struct AuthorizationRequest: Sendable {
     public var stepUp: StepUp?
     /// `dpop_jkt` (RFC 9449 §10): the code may only be redeemed with a DPoP proof of this key.
     public var dpopJkt: String?
+    /// The back end's permission request this authorization answers (docs/consent.md); set only
+    /// from a permission's own link, never from a parameter.
+    public var permissionId: String?
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer, mode: responseMode) }

@@ -20,16 +20,28 @@ public struct AuthorizeEndpoint: Sendable {
     let secondFactors: SecondFactors
     let secondStep: SecondStepSignIn
     let consent: ConsentGate
+    let permissions: PermissionRequests
 
     /// `GET /oauth/auth` (and a browser's form POST to it).
     public func authorize(_ given: OAuthParameters, browser: BrowserContext) async -> AuthorizeResult {
         let state = context.state
-        let request: AuthorizationRequest
+        var request: AuthorizationRequest
         let parameters: OAuthParameters
         do throws(AuthorizationFailure) {
-            let expanded = try await pushed.expand(given)
+            var expanded: (parameters: OAuthParameters, pushed: Bool)
+            var permission: PermissionRequest?
+            if let uri = given["request_uri"], uri.hasPrefix(PermissionRequests.uriPrefix) {
+                let found = try await permissions.parameters(for: uri)
+                guard given["client_id"] == found.1.clientId else {
+                    throw .cannotRedirect(.invalidRequest("This permission request belongs to another client."))
+                }
+                (expanded, permission) = ((found.0, true), found.1)
+            } else {
+                expanded = try await pushed.expand(given)
+            }
             parameters = try await requestObjects.expand(expanded.parameters, pushed: expanded.pushed, in: state)
             request = try await AuthorizationRequest.parse(parameters, issuer: context.issuer) { try await clients.resolve($0, in: state) }
+            request.permissionId = permission?.id
             if request.client.service.requirePar && !expanded.pushed {
                 throw AuthorizationFailure.redirect(.invalidRequest("This app must push its authorization requests (PAR) first."),
                                                     request.errorTarget)
@@ -97,7 +109,7 @@ public struct AuthorizeEndpoint: Sendable {
                 return AuthorizeResult(outcome: .secondStep(page), binding: binding, clearWebSSO: false)
             }
             if try await consent.mustAsk(client: request.client, subject: session.subject, scope: request.scope, prompt: request.prompt,
-                                         redirectURI: request.redirectURI) {
+                                         redirectURI: request.redirectURI, permissionId: request.permissionId) {
                 return try await askConsent(request, session: session, separateSSO: remembered != nil, browser: browser, prompts: prompts)
             }
         } catch {

@@ -147,5 +147,6 @@ extension PendingAuthorization {
         responseMode = request.responseMode == .query ? nil : request.responseMode
         stepUp = request.stepUp
         dpopJkt = request.dpopJkt
+        permissionId = request.permissionId
     }
 }

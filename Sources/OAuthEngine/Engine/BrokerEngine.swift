@@ -41,6 +41,8 @@ public final class BrokerEngine: Sendable {
     public let secondStep: SecondStepSignIn
     /// The consent screen (docs/consent.md).
     public let consentScreen: ConsentScreen
+    /// Back ends' permission requests (docs/consent.md).
+    public let permissions: PermissionRequests
     /// The user's own account page (docs/account.md).
     public let account: AccountEndpoint
     /// `POST /oauth/device_authorization` and the device page (docs/device-grant.md).
@@ -61,7 +63,7 @@ public final class BrokerEngine: Sendable {
     public init(issuer: String, state: EngineState, storage: StoreRoles, clock: any BrokerClock, logger: Logger,
                 metrics: any BrokerMetricsSink = NoMetrics(), audit: AuditTrail? = nil, throttle: LoginThrottle = LoginThrottle(),
                 locator: (any AddressLocator)? = nil, clientKeys: (any ClientKeyFetching)? = nil,
-                logoutDelivery: (any LogoutTokenDelivering)? = nil) {
+                logoutDelivery: (any LogoutTokenDelivering)? = nil, permissionDelivery: (any PermissionNotifying)? = nil) {
         let live = LiveState(state)
         let audit = audit ?? AuditTrail(metrics: metrics, clock: clock)
         let context = EngineContext(issuer: issuer, clock: clock, logger: logger, metrics: metrics, audit: audit, live: live)
@@ -130,8 +132,14 @@ public final class BrokerEngine: Sendable {
         self.dpop = dpop
         webOrigins = WebOriginPolicy(live: live, clients: clients, instances: roles.registeredClients)
         self.secondStep = secondStep
+        let permissionNotifications = PermissionNotifications(context: context, permissionStore: roles.permissions,
+                                                              delivery: permissionDelivery)
         consentScreen = ConsentScreen(context: context, pendingStore: roles.pending, consentStore: roles.consents, sessionStore: roles.sessions,
-                                      authorizations: authorizations, signIns: signIns)
+                                      authorizations: authorizations, signIns: signIns, permissionStore: roles.permissions,
+                                      permissions: permissionNotifications)
+        let permissions = PermissionRequests(context: context, permissionStore: roles.permissions, clients: clients, rateLimiter: rateLimiter,
+                                             notifications: permissionNotifications)
+        self.permissions = permissions
         self.authorizations = authorizations
         self.upstreamSignIn = upstreamSignIn
         self.sso = sso
@@ -145,7 +153,7 @@ public final class BrokerEngine: Sendable {
         pushedAuthorizations = pushed
         authorize = AuthorizeEndpoint(context: context, sessionStore: roles.sessions, clients: clients, authorizations: authorizations, upstream: upstreamSignIn,
                                       sso: sso, webSSO: webSSO, pushed: pushed, requestObjects: requestObjects, secondFactors: secondFactors,
-                                      secondStep: secondStep, consent: consentGate)
+                                      secondStep: secondStep, consent: consentGate, permissions: permissions)
         passwordSignIn = PasswordSignIn(context: context, pendingStore: roles.pending, authorizations: authorizations, signIns: signIns,
                                         checker: checker,
                                         secondFactors: secondFactors, secondStep: secondStep)
@@ -155,7 +163,7 @@ public final class BrokerEngine: Sendable {
         registration = RegistrationEndpoint(context: context, instanceStore: roles.registeredClients, rateLimiter: rateLimiter, revocation: revocationService)
         account = AccountEndpoint(context: context, sessionStore: roles.sessions, codeStore: roles.codes, familyStore: roles.families,
                                   instanceStore: roles.registeredClients, grantStore: roles.oneTimeGrants, mfaStore: roles.mfa,
-                                  consentStore: roles.consents, sso: sso,
+                                  consentStore: roles.consents, permissions: permissionNotifications, sso: sso,
                                   authorize: authorize, factors: secondFactors, registration: registration)
         let upstreamLogout = UpstreamLogout(context: context, grantStore: roles.oneTimeGrants, vault: vault)
         logout = LogoutEndpoint(context: context, sessionStore: roles.sessions, clients: clients, keys: keys, sso: sso, upstreamLogout: upstreamLogout)

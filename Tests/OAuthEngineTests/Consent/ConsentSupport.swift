@@ -15,8 +15,23 @@ struct ConsentFixture {
         func named(_ name: AuditEvent.Name) -> [AuditEvent] { events.withLock { $0 }.filter { $0.name == name } }
     }
 
+    /// Records the permission notifications the engine posts.
+    final class RecordingNotifier: PermissionNotifying, Sendable {
+        let tokens = Mutex<[(String, URL)]>([])
+        func deliver(statusToken: String, to uri: URL) async throws { tokens.withLock { $0.append((statusToken, uri)) } }
+        /// Waits up to 2 s for `count` notifications; returns their claims.
+        func claims(count: Int) async throws -> [[String: JSONValue]] {
+            for _ in 0..<200 where tokens.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(10)) }
+            return tokens.withLock { $0 }.map { EngineFixture.claims($0.0) }
+        }
+    }
+
     let fixture: EngineFixture
     let sink: RecordingSink
+    let notifier = RecordingNotifier()
+    /// A second confidential client (another environment).
+    static let otherKey = "kid_other"
+    static let otherCredentials = BasicCredentials(user: otherKey, password: "other-app-secret-1234")
 
     init(mode: ConsentSettings.Mode = .remembered) async throws {
         var quiet = Logger(label: AuditTrail.label)
@@ -27,7 +42,10 @@ struct ConsentFixture {
                                               policyURI: URL(string: "https://app.example.com/privacy"),
                                               scopeDescriptions: ["email": "Read your work email address"])
         let environment = EngineFixture.environment(services: services) { $0.name = "Expense Reports" }
-        fixture = try await EngineFixture(environments: [environment], audit: AuditTrail(logger: quiet, sinks: [sink]))
+        let other = EngineFixture.environment(appKey: Self.otherKey, appSecret: Self.otherCredentials.password,
+                                              services: [EngineFixture.service("users")])
+        fixture = try await EngineFixture(environments: [environment, other], permissionDelivery: notifier,
+                                          audit: AuditTrail(logger: quiet, sinks: [sink]))
         self.sink = sink
     }
 

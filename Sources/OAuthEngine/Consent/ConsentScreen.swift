@@ -15,6 +15,8 @@ public struct ConsentScreen: Sendable {
     let sessionStore: any SessionStore
     let authorizations: PendingAuthorizations
     let signIns: BrowserSignIn
+    let permissionStore: any PermissionStore
+    let permissions: PermissionNotifications
 
     struct Loaded {
         var idHash: String
@@ -22,6 +24,8 @@ public struct ConsentScreen: Sendable {
         var step: ConsentStep
         var client: ResolvedClient
         var target: ErrorRedirect
+        /// The back end's permission request this sign-in answers, still pending.
+        var permission: PermissionRequest?
     }
 
     static let expired = AuthorizationFailure.cannotRedirect(.invalidRequest("This consent page has expired. Start again from the app."))
@@ -61,12 +65,21 @@ public struct ConsentScreen: Sendable {
             } catch let failure as AuthorizationFailure { throw failure } catch {
                 throw .cannotRedirect(.wrapping(error, "consent"))
             }
+            if let permission = loaded.permission {
+                await permissions.settle(permission, to: .denied, at: context.clock.now(), subject: loaded.step.subject)
+            }
             context.audit.record(AuditEvent(.consentDenied, ["client": clientKey, "subject": loaded.step.subject]))
             return .redirect(loaded.target.answer(for: .accessDenied("The user did not allow this app.")))
         case "allow":
             let requested = loaded.pending.scope.split(separator: " ").map(String.init)
             let granted = requested.filter { ConsentGate.requiredScopes.contains($0) || form["grant_\($0)"] != nil }
             do {
+                if let permission = loaded.permission {
+                    guard await permissions.settle(permission, to: .granted, at: context.clock.now(), subject: loaded.step.subject,
+                                                   scopes: granted) != nil else {
+                        throw AuthorizationFailure.cannotRedirect(.invalidRequest("This permission request was already answered."))
+                    }
+                }
                 try await record(granted, requested: requested, loaded: loaded, clientKey: clientKey)
                 var pending = loaded.pending
                 pending.scope = granted.joined(separator: " ")
@@ -128,6 +141,26 @@ public struct ConsentScreen: Sendable {
             throw .cannotRedirect(.wrapping(error, "client lookup"))
         }
         guard let client else { throw .redirect(.unauthorizedClient("The client is no longer configured."), target) }
-        return Loaded(idHash: idHash, pending: pending, step: step, client: client, target: target)
+        var loaded = Loaded(idHash: idHash, pending: pending, step: step, client: client, target: target)
+        if let permissionId = pending.permissionId { loaded.permission = try await permission(permissionId, for: step) }
+        return loaded
+    }
+
+    /// The permission request a sign-in answers: still pending, and for the user who signed in
+    /// (by subject, or by user id without regard to case).
+    private func permission(_ id: String, for step: ConsentStep) async throws(AuthorizationFailure) -> PermissionRequest {
+        let found: PermissionRequest?
+        do { found = try await permissionStore.permission(id: id) } catch {
+            throw .cannotRedirect(.wrapping(error, "permission request"))
+        }
+        guard let permission = found, permission.status(at: context.clock.now()) == .pending else {
+            throw .cannotRedirect(.invalidRequest("This permission request has been answered or has expired. Ask the app for a new link."))
+        }
+        let sameUser = permission.subject.map { $0 == step.subject }
+            ?? (permission.username?.lowercased() == step.userId.lowercased())
+        guard sameUser else {
+            throw .cannotRedirect(.accessDenied("This request is for another account. Sign out, then open the link again and sign in as the person it names."))
+        }
+        return permission
     }
 }

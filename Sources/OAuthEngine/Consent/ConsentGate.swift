@@ -26,7 +26,10 @@ public struct ConsentGate: Sendable {
     /// Whether `subject` must decide before `client` gets a code for `scope`: always for
     /// `consent.mode: required` and with `prompt=consent`; for `remembered`, when the scopes
     /// asked for are not all among those the user granted before.
-    func mustAsk(client: ResolvedClient, subject: String, scope: String, prompt: String?, redirectURI: String) async throws -> Bool {
+    /// A back end's permission request (`permissionId`) always asks, whatever the service's settings.
+    func mustAsk(client: ResolvedClient, subject: String, scope: String, prompt: String?, redirectURI: String,
+                 permissionId: String?) async throws -> Bool {
+        if permissionId != nil { return true }
         guard let settings = client.service.consent, !redirectURI.hasPrefix("\(context.issuer)/") else { return false }
         let prompts = Set((prompt ?? "").split(separator: " ").map(String.init))
         if prompts.contains("consent") || settings.mode == .required { return true }
@@ -36,7 +39,8 @@ public struct ConsentGate: Sendable {
 
     /// Whether `pending`'s client must ask the user `identity` signs in as.
     func mustAsk(_ pending: PendingAuthorization, client: ResolvedClient, subject: String) async throws -> Bool {
-        try await mustAsk(client: client, subject: subject, scope: pending.scope, prompt: pending.prompt, redirectURI: pending.redirectURI)
+        try await mustAsk(client: client, subject: subject, scope: pending.scope, prompt: pending.prompt, redirectURI: pending.redirectURI,
+                          permissionId: pending.permissionId)
     }
 
     /// The subject `identity` gets at `client`'s auth service.
