@@ -50,11 +50,11 @@ extension LoginSession {
 
 /// The stored form of a pending authorization, like `AuthorizationCode`'s: every sign-in writes
 /// one and reads it back at least once, so it skips `JSONDecoder` too. One
-/// with an OIDC `claims` request or a second step outstanding goes through `Codable`.
+/// with an OIDC `claims` request, a second step or a consent step outstanding goes through `Codable`.
 extension PendingAuthorization {
     /// The JSON stored in the pending authorization's row.
     public func storedJSON() throws -> Data {
-        guard claims == nil, secondStep == nil else { return try JSONEncoder().encode(self) }
+        guard claims == nil, secondStep == nil, consent == nil else { return try JSONEncoder().encode(self) }
         var object: [String: JSONValue] = [
             "clientId": .string(clientId), "appKey": .string(appKey), "authServiceId": .string(authServiceId),
             "redirectURI": .string(redirectURI), "scope": .string(scope), "mode": .string(mode.rawValue),
@@ -75,6 +75,7 @@ extension PendingAuthorization {
         object["responseMode"] = responseMode.map { .string($0.rawValue) }
         object["stepUp"] = stepUp.map { .string($0.rawValue) }
         object["dpopJkt"] = dpopJkt.map { .string($0) }
+        object["permissionId"] = permissionId.map { .string($0) }
         return Data(JSONValue.serialize(object: object))
     }
 
@@ -95,6 +96,7 @@ extension PendingAuthorization {
             pending.resources = reader.optionalStrings("resources")
             pending.maxAge = reader.optionalInt("maxAge")
             pending.dpopJkt = reader.optionalString("dpopJkt")
+            pending.permissionId = reader.optionalString("permissionId")
             pending.online = reader.optionalBool("online")
             let responseMode = reader.optionalString("responseMode")
             pending.responseMode = responseMode.flatMap(ResponseMode.init(rawValue:))
@@ -102,6 +104,7 @@ extension PendingAuthorization {
             pending.stepUp = stepUp.flatMap(StepUp.init(rawValue:))
             reader.absent("claims")
             reader.absent("secondStep")
+            reader.absent("consent")
             if mode != nil, responseMode == nil || pending.responseMode != nil, stepUp == nil || pending.stepUp != nil,
                reader.complete { return pending }
         }

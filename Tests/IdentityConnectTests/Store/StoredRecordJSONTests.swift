@@ -95,6 +95,7 @@ struct StoredRecordJSONTests {
         full.maxAge = 0
         full.online = false
         full.dpopJkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
+        full.permissionId = "perm_" + text
         var upstream = base
         upstream.mode = .upstream
         upstream.upstreamState = Data()
@@ -103,7 +104,12 @@ struct StoredRecordJSONTests {
         claims.claims = ClaimsRequest(idToken: ["email"])
         var held = base
         held.secondStep = SecondStep(purpose: .verify, userId: "u" + text, username: text, sealedIdentity: nil, amr: ["pwd"])
-        return [base, full, upstream, claims, held]
+        // Waiting on the consent screen (docs/consent.md): the fast writer must not drop the step
+        // (another instance would then find no consent to decide).
+        var consenting = full
+        consenting.consent = ConsentStep(subject: "sub" + text, userId: "u" + text, displayName: text, sealedIdentity: Data([1, 2]),
+                                         amr: ["pwd"])
+        return [base, full, upstream, claims, held, consenting]
     }
 
     @Test("pending authorization: storedJSON reads back equal with both readers, and JSONEncoder's rows read back too")
