@@ -108,7 +108,8 @@ public struct AuthorizeEndpoint: Sendable {
                 let page = try await secondStep.stepUp(request, session: session, need: need, browserBinding: binding)
                 return AuthorizeResult(outcome: .secondStep(page), binding: binding, clearWebSSO: false)
             }
-            if try await consent.mustAsk(client: request.client, subject: session.subject, scope: request.scope, prompt: request.prompt,
+            if try await consent.mustAsk(client: request.client, subject: session.subject, scope: request.scope, claims: request.claims,
+                                         prompt: request.prompt,
                                          redirectURI: request.redirectURI, permissionId: request.permissionId) {
                 return try await askConsent(request, session: session, separateSSO: remembered != nil, browser: browser, prompts: prompts)
             }

@@ -27,19 +27,51 @@ public struct ConsentGate: Sendable {
     /// `consent.mode: required` and with `prompt=consent`; for `remembered`, when the scopes
     /// asked for are not all among those the user granted before.
     /// A back end's permission request (`permissionId`) always asks, whatever the service's settings.
-    func mustAsk(client: ResolvedClient, subject: String, scope: String, prompt: String?, redirectURI: String,
+    /// Claims asked for by name (`claims`) count as their scopes (docs/consent.md).
+    func mustAsk(client: ResolvedClient, subject: String, scope: String, claims: ClaimsRequest?, prompt: String?, redirectURI: String,
                  permissionId: String?) async throws -> Bool {
         if permissionId != nil { return true }
         guard let settings = client.service.consent, !redirectURI.hasPrefix("\(context.issuer)/") else { return false }
         let prompts = Set((prompt ?? "").split(separator: " ").map(String.init))
         if prompts.contains("consent") || settings.mode == .required { return true }
         guard let record = try await consentStore.consent(subject: subject, clientId: Self.clientKey(client)) else { return true }
-        return !Set(scope.split(separator: " ").map(String.init)).isSubset(of: record.scopes)
+        return !Set(Self.askedScopes(scope: scope, claims: claims)).isSubset(of: record.scopes)
+    }
+
+    /// The scopes the person decides on: those asked for, then the scope of each claim the
+    /// `claims` request names (OIDC Core 5.5 releases a claim as if its scope were asked for, so
+    /// the person must see it, and can withhold it, all the same).
+    static func askedScopes(scope: String, claims: ClaimsRequest?) -> [String] {
+        var asked = scope.split(separator: " ").map(String.init)
+        for claim in (claims?.idToken ?? []) + (claims?.userinfo ?? []) {
+            if let implied = scopeOfClaim(claim), !asked.contains(implied) { asked.append(implied) }
+        }
+        return asked
+    }
+
+    /// `claims` without the claims whose scope the person did not grant.
+    static func narrow(_ claims: ClaimsRequest?, to granted: [String]) -> ClaimsRequest? {
+        guard var claims else { return nil }
+        let kept = { (claim: String) in scopeOfClaim(claim).map(granted.contains) ?? true }
+        claims.idToken = claims.idToken.filter(kept)
+        claims.userinfo = claims.userinfo.filter(kept)
+        return claims
+    }
+
+    /// The scope that releases `claim` (UserClaims), nil for a claim no scope guards.
+    static func scopeOfClaim(_ claim: String) -> String? {
+        switch claim {
+        case "email", "email_verified": "email"
+        case "name", "preferred_username": "profile"
+        case "groups": "groups"
+        default: nil
+        }
     }
 
     /// Whether `pending`'s client must ask the user `identity` signs in as.
     func mustAsk(_ pending: PendingAuthorization, client: ResolvedClient, subject: String) async throws -> Bool {
-        try await mustAsk(client: client, subject: subject, scope: pending.scope, prompt: pending.prompt, redirectURI: pending.redirectURI,
+        try await mustAsk(client: client, subject: subject, scope: pending.scope, claims: pending.claims, prompt: pending.prompt,
+                          redirectURI: pending.redirectURI,
                           permissionId: pending.permissionId)
     }
 

@@ -36,7 +36,7 @@ public struct ConsentScreen: Sendable {
         let binding = browser.binding ?? ""
         let client = loaded.client
         let settings = client.service.consent
-        let scopes = loaded.pending.scope.split(separator: " ").map(String.init).map { scope in
+        let scopes = ConsentGate.askedScopes(scope: loaded.pending.scope, claims: loaded.pending.claims).map { scope in
             ConsentPageModel.Scope(name: scope, description: ScopeWords.describe(scope, overrides: settings?.scopeDescriptions ?? [:]),
                                    required: ConsentGate.requiredScopes.contains(scope))
         }
@@ -71,7 +71,7 @@ public struct ConsentScreen: Sendable {
             context.audit.record(AuditEvent(.consentDenied, ["client": clientKey, "subject": loaded.step.subject]))
             return .redirect(loaded.target.answer(for: .accessDenied("The user did not allow this app.")))
         case "allow":
-            let requested = loaded.pending.scope.split(separator: " ").map(String.init)
+            let requested = ConsentGate.askedScopes(scope: loaded.pending.scope, claims: loaded.pending.claims)
             let granted = requested.filter { ConsentGate.requiredScopes.contains($0) || form["grant_\($0)"] != nil }
             do {
                 if let permission = loaded.permission {
@@ -82,7 +82,8 @@ public struct ConsentScreen: Sendable {
                 }
                 try await record(granted, requested: requested, loaded: loaded, clientKey: clientKey)
                 var pending = loaded.pending
-                pending.scope = granted.joined(separator: " ")
+                pending.scope = loaded.pending.scope.split(separator: " ").map(String.init).filter(granted.contains).joined(separator: " ")
+                pending.claims = ConsentGate.narrow(pending.claims, to: granted)
                 return .finished(.signedIn(try await finish(pending, loaded: loaded, browser: browser)))
             } catch let failure as AuthorizationFailure {
                 throw failure

@@ -45,6 +45,28 @@ struct ConsentScreenTests {
         await #expect(throws: AuthorizationFailure.self) { try await consent.show(page, browser: browser) }
     }
 
+    @Test("claims asked for by name are shown as their scopes and withheld with them (regression: they bypassed the screen)")
+    func claimsCountAsScopes() async throws {
+        let consent = try await ConsentFixture()
+        let claims = [("claims", #"{"id_token":{"email":null,"groups":null},"userinfo":{"name":null}}"#)]
+        var browser = BrowserContext()
+        let page = try await consent.consentPage(scope: "openid", extra: claims, browser: &browser)
+        #expect(try await consent.show(page, browser: browser).scopes.map(\.name) == ["openid", "email", "groups", "profile"])
+        let code = try #require(ConsentFixture.code(try await consent.decide(page, "allow", granted: ["groups"], browser: &browser)))
+        let tokens = try await consent.fixture.exchange(code)
+        let idToken = EngineFixture.claims(tokens.id_token)
+        #expect(tokens.scope == "openid")
+        #expect(idToken["email"] == nil && idToken["groups"] != nil, "email withheld, groups allowed: \(idToken)")
+        // Remembered: the same claims again pass without the screen; a withheld one asks again.
+        var again = browser
+        let allowed = try await consent.fixture.authorize(ConsentFixture.pairs("openid", [("claims", #"{"id_token":{"groups":null}}"#)]),
+                                                          browser: &again)
+        #expect(ConsentFixture.code(allowed) != nil, "groups was allowed: \(allowed)")
+        let withheld = try await consent.fixture.authorize(ConsentFixture.pairs("openid", [("claims", #"{"userinfo":{"email":null}}"#)]),
+                                                           browser: &again)
+        guard case .consent = withheld else { throw UnexpectedOutcome("email was withheld, so the screen comes back: \(withheld)") }
+    }
+
     @Test("remembered: what was granted goes through without the screen; more scopes, prompt=consent ask again; prompt=none answers consent_required")
     func remembered() async throws {
         let consent = try await ConsentFixture()

@@ -56,8 +56,8 @@ struct ConsentFixture {
     }
 
     /// Signs alice in on the login form; the consent page the sign-in goes on to.
-    func consentPage(scope: String, browser: inout BrowserContext) async throws -> String {
-        let outcome = try await fixture.browserSignIn(Self.pairs(scope), browser: &browser)
+    func consentPage(scope: String, extra: [(String, String)] = [], browser: inout BrowserContext) async throws -> String {
+        let outcome = try await fixture.browserSignIn(Self.pairs(scope, extra), browser: &browser)
         guard case .finished(.consent(let page)) = outcome else { throw UnexpectedOutcome("expected the consent page, got \(outcome)") }
         return page
     }
