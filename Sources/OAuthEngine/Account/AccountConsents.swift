@@ -12,6 +12,9 @@ public struct AccountConsents: Sendable {
     let familyStore: any TokenFamilyStore
     let permissions: PermissionNotifications
     var context: EngineContext { access.context }
+    var removal: AccountAppRemoval {
+        AccountAppRemoval(context: context, listing: access.listing, familyStore: familyStore, sessionStore: sessionStore)
+    }
 
     /// `POST /account/consents/remove` (`client`): the consent goes, and with it the app's token
     /// families (`kid` and `kid.svc` alike) in the user's sessions; a session left without live
@@ -40,16 +43,6 @@ public struct AccountConsents: Sendable {
         let families = try await access.listing.liveFamilies(in: sessions).filter { family in
             family.clientId == clientId || directory.resolve(family.clientId).map { ConsentGate.clientKey($0) == clientId } == true
         }
-        let now = context.clock.now()
-        for family in families { try await familyStore.revokeFamily(id: family.id, at: now) }
-        var ended: [String] = []
-        for id in Set(families.map(\.sessionId)).sorted() {
-            guard let session = sessions.first(where: { $0.id == id }), !access.listing.isBrowser(session, viewer) else { continue }
-            if try await context.appRevocation(families: familyStore, sessions: sessionStore).endSessionIfUnused(id, at: now) {
-                ended.append(id)
-            }
-        }
-        context.audit.sessionsEnded(ended, reason: .user, client: clientId)
-        return (families.count, ended)
+        return (families.count, try await removal.end(families, in: sessions, viewer: viewer, clientId: clientId))
     }
 }

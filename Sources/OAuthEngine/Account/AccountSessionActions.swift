@@ -13,6 +13,9 @@ public struct AccountSessionActions: Sendable {
     let instanceStore: any RegisteredClientStore
     let registration: RegistrationEndpoint
     var context: EngineContext { access.context }
+    var removal: AccountAppRemoval {
+        AccountAppRemoval(context: context, listing: access.listing, familyStore: familyStore, sessionStore: sessionStore)
+    }
 
     /// `POST /account/browsers/sign-out` (`session`): that browser's sign-in ends, with every
     /// token family in it — the app-to-web and QR sign-ins made from it share it and end too.
@@ -75,16 +78,7 @@ public struct AccountSessionActions: Sendable {
             guard let app = access.listing.appRows(families).first else {
                 try await access.refuse(viewer, "That app holds no sign-in of yours here (it may have been removed already).")
             }
-            let now = context.clock.now()
-            for family in families { try await familyStore.revokeFamily(id: family.id, at: now) }
-            var ended: [String] = []
-            for id in Set(families.map(\.sessionId)).sorted() {
-                guard let session = sessions.first(where: { $0.id == id }), !access.listing.isBrowser(session, viewer) else { continue }
-                if try await context.appRevocation(families: familyStore, sessions: sessionStore).endSessionIfUnused(id, at: now) {
-                    ended.append(id)
-                }
-            }
-            context.audit.sessionsEnded(ended, reason: .user, client: clientId)
+            _ = try await removal.end(families, in: sessions, viewer: viewer, clientId: clientId)
             access.record(.accountAppRemoved, viewer, ["client": clientId, "families": String(families.count)])
             return try await access.done(viewer, "Removed \(app.name) (\(clientId)): its tokens no longer work, and it must sign in again.")
         }
