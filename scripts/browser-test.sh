@@ -10,8 +10,10 @@
 # on another loopback origin doing the code flow with PKCE, refresh, userinfo and revocation
 # through fetch, and an unlisted origin blocked (docs/protocol.md, "Browser apps (CORS)"); then
 # response_mode_test.py, form_post and fragment answers to a receiver on another port
-# (docs/protocol.md, "Response modes"); then mod_auth_openidc_test.py, Apache httpd with
-# mod_auth_openidc as a relying party signed out by the broker's back-channel logout.
+# (docs/protocol.md, "Response modes"); then consent_test.py, the consent screen and permission
+# requests (docs/consent.md; `--screenshots docs/images` refreshes its screenshots); then
+# mod_auth_openidc_test.py, Apache httpd with mod_auth_openidc as a relying party signed out by the
+# broker's back-channel logout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -32,4 +34,5 @@ for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sle
 "$venv/bin/python" Tests/browser/mfa_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/cors_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/response_mode_test.py --bin "$bin"
+"$venv/bin/python" Tests/browser/consent_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/mod_auth_openidc_test.py --bin "$bin"

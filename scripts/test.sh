@@ -119,5 +119,7 @@ python3 scripts/openapi/property-test.py "$(swift build --show-bin-path)/idconne
 .venv-peers/bin/python scripts/token-exchange-check.py "$(swift build --show-bin-path)/idconnect"
 # docs/native-sso.md end to end over HTTP: the second app exchanges at the other instance on PostgreSQL.
 .venv-peers/bin/python scripts/native-sso-check.py "$(swift build --show-bin-path)/idconnect"
+# docs/consent.md end to end over HTTP: consent at the other instance, Remove access, the CLI, permission requests.
+.venv-peers/bin/python scripts/consent-check.py "$(swift build --show-bin-path)/idconnect"
 scripts/browser-test.sh
 echo "== tests finished in $(( $(date +%s) - started ))s"
