@@ -51,6 +51,8 @@ public struct AuthService: Sendable {
     public var backchannelLogoutURI: URL?
     /// The consent screen for this service's clients (docs/consent.md); nil: first-party apps, never asked.
     public var consent: ConsentSettings?
+    /// How the hosted pages look for this service's clients, over the environment's `branding`.
+    public var branding: PageBranding?
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

@@ -84,6 +84,7 @@ package struct BrokerConfigReader {
             apiResources: readAPIResources(reader),
             location: reader.node.location, keyPath: reader.node.keyPath)
         environment.clientAuth = clientAuth
+        environment.branding = reader.section("branding") { readBranding($0) }
         environment.requireSignedRequestObject = reader.bool("requireSignedRequestObject") ?? false
         if environment.requireSignedRequestObject, (clientAuth?.method ?? .clientSecret) == .clientSecret {
             reader.problem("requireSignedRequestObject", "needs clientAuth private_key_jwt or client_secret_jwt: the keys its requests are signed with")
@@ -192,6 +193,7 @@ package struct BrokerConfigReader {
         service.webOrigins = webOrigins
         service.backchannelLogoutURI = readBackchannelLogoutURI(reader)
         service.consent = reader.section("consent") { readConsent($0) } ?? nil
+        service.branding = reader.section("branding") { readBranding($0) }
         service.deviceGrant = deviceGrant
         service.tokenExchange = tokenExchange
         service.nativeSSO = nativeSSO

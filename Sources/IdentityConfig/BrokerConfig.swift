@@ -213,6 +213,8 @@ public struct Environment: Sendable {
     /// Authorization requests must come as signed request objects (RFC 9101), by value or
     /// pushed; needs a JWT `clientAuth` (docs/client-authentication.md).
     public var requireSignedRequestObject = false
+    /// How the hosted pages look for this environment's apps (docs/configuration.md, "Branding").
+    public var branding: PageBranding?
     public var location: SourceLocation
     public var keyPath: String
 

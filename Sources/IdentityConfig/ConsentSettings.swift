@@ -42,21 +42,13 @@ extension BrokerConfigReader {
         let text = reader.string("mode", required: true)
         let mode = text.flatMap(ConsentSettings.Mode.init(rawValue:))
         if let text, mode == nil { reader.problem("mode", "must be required or remembered (found '\(text)')") }
-        func link(_ key: String) -> URL? {
-            guard let url = reader.url(key) else { return nil }
-            let loopback = ["127.0.0.1", "[::1]", "::1", "localhost"].contains(url.host?.lowercased() ?? "")
-            guard url.scheme?.lowercased() == "https" || loopback else {
-                reader.problem(key, "must be an https URL (http only to 127.0.0.1, ::1 or localhost)")
-                return nil
-            }
-            return url
-        }
         var descriptions = reader.stringMap("scopes") ?? [:]
         for (scope, words) in descriptions where words.isEmpty || words.utf8.count > 200 || scope.contains(" ") {
             reader.problem("scopes", "'\(scope)' needs a description of 1 to 200 bytes (and a scope has no spaces)")
             descriptions[scope] = nil
         }
-        let logo = link("logoUri"), home = link("clientUri"), policy = link("policyUri"), terms = link("tosUri")
+        let logo = webLink(reader, "logoUri"), home = webLink(reader, "clientUri"), policy = webLink(reader, "policyUri")
+        let terms = webLink(reader, "tosUri")
         guard let mode else { return nil }
         return ConsentSettings(mode: mode, logoURI: logo, clientURI: home, policyURI: policy, tosURI: terms, scopeDescriptions: descriptions)
     }

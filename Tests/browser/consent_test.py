@@ -45,15 +45,15 @@ def png(width=2, height=2):
 LOGO = png()
 
 
-def logo_server():
-    """Serves /logo.png on a loopback port of its own; returns its origin."""
+def logo_server(image=LOGO):
+    """Serves /logo.png (`image`) on a loopback port of its own; returns its origin."""
     class Logo(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             self.send_response(200)
             self.send_header("Content-Type", "image/png")
-            self.send_header("Content-Length", str(len(LOGO)))
+            self.send_header("Content-Length", str(len(image)))
             self.end_headers()
-            self.wfile.write(LOGO)
+            self.wfile.write(image)
 
         def log_message(self, *args):
             pass

@@ -1,7 +1,8 @@
 """Drives the hosted login page in a real headless Chromium (docs/protocol.md, "GET /oauth/auth",
 issue 3 item 8).
 
-Opens /oauth/auth, types a wrong password and sees the message, types the right one, lands on
+Opens /oauth/auth, types a wrong password and sees the message (the username kept, the focus on
+the password), types the right one, lands on
 the redirect_uri with a code (last query parameter), exchanges it with PKCE, and checks the
 tokens. Usage: login_test.py BASE_URL
 """
@@ -50,10 +51,13 @@ try:
     if "incorrect" not in error.text:
         fail(f"no clear message after a wrong password: {error.text!r}")
 
-    username = driver.find_element(By.ID, "username")
-    username.clear()
-    username.send_keys("alice")
-    driver.find_element(By.ID, "password").send_keys("wonderland")
+    # A way forward: the username stays and the focus is on the password (typed straight away).
+    if driver.find_element(By.ID, "username").get_attribute("value") != "alice":
+        fail("the username was not kept after a wrong password")
+    focused = driver.switch_to.active_element
+    if focused.get_attribute("id") != "password" or focused.get_attribute("aria-describedby") != "error":
+        fail(f"the focus is not on the password after a wrong password: {focused.get_attribute('id')!r}")
+    focused.send_keys("wonderland")
     driver.find_element(By.ID, "submit").click()
     wait.until(lambda d: d.current_url.startswith(REDIRECT))
     landed = driver.current_url

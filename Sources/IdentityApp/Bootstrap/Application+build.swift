@@ -101,10 +101,11 @@ public func buildRouter(_ engine: BrokerEngine, metrics: MetricsRegistry = Metri
     }
     // The log line, the refusals and the error answers; under IDCONNECT_EXECUTOR=loops one turn per
     // request under load (under SwiftNIO's takeover requests interleave anyway).
-    router.add(middleware: BrokerMiddleware(
-        metrics: metrics, turns: EventLoopGlobalExecutor.isolation == .never ? EventLoopTurns() : nil))
     let services = AppServices(engine: engine, pages: Pages())
+    router.add(middleware: BrokerMiddleware(
+        metrics: metrics, turns: EventLoopGlobalExecutor.isolation == .never ? EventLoopTurns() : nil, pages: services.pages))
     WellKnownController(services: services).register(on: router)
+    FaviconController().register(on: router)
     HealthController(engine: engine, metrics: metrics, servesMetrics: engine.state.config.server.admin == nil).register(on: router)
     let dataLinks = DataLinkController(services: services, clients: .shared)
     dataLinks.register(on: router)

@@ -103,8 +103,7 @@ struct AccountController {
         case .passkeySetup(let model): response = pages.accountPasskey(model, base: base)
         case .signIn(let outcome): response = AuthorizeController(services: services).render(outcome)
         case .redirect(let location): response = Responses.redirect(location, status: .seeOther)
-        case .signedOut(let message, let again, let stylesheet): response = pages.accountSignedOut(message: message, signInAgain: again,
-                                                                                               stylesheet: stylesheet)
+        case .signedOut(let message, let again, let look): response = pages.accountSignedOut(message: message, signInAgain: again, look: look)
         case .errorPage(let error): response = pages.errorPage(error)
         }
         if let binding = result.binding { cookies.setBinding(binding, on: &response) }

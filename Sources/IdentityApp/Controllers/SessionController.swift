@@ -96,17 +96,17 @@ struct SessionController {
             case .signedOut:
                 response = services.pages.signedOutPage()
                 cookies.clearSSO(on: &response)
-            case .confirm(let carried, let clientName):
+            case .confirm(let carried, let clientName, let cancel):
                 let binding = cookies.binding(for: request)
                 response = services.pages.logoutConfirmation(
                     action: "\(services.issuer)/oauth/logout", fields: carried.sorted { $0.key < $1.key },
-                    csrfToken: LogoutEndpoint.csrfToken(browserBinding: binding), clientName: clientName)
+                    csrfToken: LogoutEndpoint.csrfToken(browserBinding: binding), clientName: clientName, cancel: cancel)
                 cookies.setBinding(binding, on: &response)
             }
         } catch let error as OAuthError {
-            response = services.pages.errorPage(error)
+            response = services.pages.errorPage(error, topic: .signOut)
         } catch {
-            response = services.pages.errorPage(.wrapping(error, "request"))
+            response = services.pages.errorPage(.wrapping(error, "request"), topic: .signOut)
         }
         return response
     }

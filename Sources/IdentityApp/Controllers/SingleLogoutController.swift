@@ -40,9 +40,9 @@ struct SingleLogoutController {
             }
             accepted = true
         } catch let error as OAuthError {
-            response = services.pages.errorPage(error)
+            response = services.pages.errorPage(error, topic: .signOut)
         } catch {
-            response = services.pages.errorPage(.wrapping(error, "request"))
+            response = services.pages.errorPage(.wrapping(error, "request"), topic: .signOut)
         }
         if accepted { services.cookies.clearSSO(on: &response) }
         return response

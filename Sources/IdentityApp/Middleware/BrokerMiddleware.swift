@@ -19,6 +19,8 @@ struct BrokerMiddleware: RouterMiddleware {
     var bodyLimitExemptPrefix = "/datalink/"
     /// Set only under `IDCONNECT_EXECUTOR=loops`.
     var turns: EventLoopTurns?
+    /// The "Page not found" page for browsers (`ErrorAnswers`).
+    var pages: Pages?
 
     @concurrent func handle(_ request: Request, context: Context,
                             next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
@@ -46,7 +48,7 @@ struct BrokerMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            return ErrorAnswers.response(for: error, logger: context.logger)
+            return ErrorAnswers.response(for: error, request: request, pages: pages, logger: context.logger)
         }
     }
 }

@@ -7,7 +7,9 @@ import OAuthEngine
 /// framework errors (404, 405, 413) with their status, anything unexpected as a logged 500 with
 /// no detail.
 enum ErrorAnswers {
-    static func response(for error: any Error, logger: Logger) -> Response {
+    /// `pages`: when given, a browser asking for a page (`GET` with `Accept: text/html`) that no
+    /// route serves gets the "Page not found" page rather than JSON.
+    static func response(for error: any Error, request: Request? = nil, pages: Pages? = nil, logger: Logger) -> Response {
         switch error {
         case let error as OAuthError:
             if error.status >= 500 {
@@ -27,10 +29,21 @@ enum ErrorAnswers {
             default: status.reasonPhrase
             }
             let code: OAuthError.Code = status.code >= 500 ? .serverError : .invalidRequest
-            return Responses.error(OAuthError(code, message, status: status.code))
+            let answer = OAuthError(code, message, status: status.code)
+            if status.code == 404, let pages, let request, wantsPage(request) {
+                return pages.errorPage(OAuthError(.invalidRequest, "There is no page at this address.", status: 404), topic: .notFound)
+            }
+            return Responses.error(answer)
         default:
             logger.error("unexpected failure", metadata: ["error": "\(error)"])
             return Responses.error(.wrapping(error, "request"))
         }
+    }
+
+    /// A browser navigating: `GET` or `HEAD` whose `Accept` names `text/html` (API clients send
+    /// `application/json` or nothing).
+    static func wantsPage(_ request: Request) -> Bool {
+        guard request.method == .get || request.method == .head, let accept = request.headers[.accept] else { return false }
+        return accept.lowercased().contains("text/html")
     }
 }

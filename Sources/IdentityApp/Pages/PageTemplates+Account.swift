@@ -11,15 +11,17 @@ extension PageTemplates {
     .row{border:1px solid #dfe2e8;border-radius:8px;padding:.7rem .9rem;margin:.5rem 0}
     .row form{display:inline-block;margin:.3rem .4rem 0 0}
     button.inline,a.button{display:inline-block;width:auto;margin-top:.4rem;padding:.45rem .9rem;font-size:.92rem;border-radius:6px}
-    a.button{background:#2456d3;color:#fff;text-decoration:none}
+    a.button{background:var(--primary);color:#fff;text-decoration:none}
     button.danger{background:#a4262c}
+    button.inline.secondary{margin-top:.4rem}
+    label.confirm{display:block;font-size:.9rem;margin:.4rem 0 0}
     .notice{background:#e7f5ea;color:#1d5c2c;padding:.7rem;border-radius:6px;font-size:.92rem}
     .tag{display:inline-block;background:#e8eefc;color:#1d3f99;border-radius:4px;padding:0 .35rem;font-size:.8rem;margin-left:.3rem}
     dl.user{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:0}
     dl.user dt{color:#5d6577}
     dl.user dd{margin:0}
     input.name{width:auto;max-width:14rem;padding:.35rem;font-size:.92rem}
-    :focus-visible{outline:3px solid #2456d3;outline-offset:2px}
+    :focus-visible{outline:3px solid var(--primary);outline-offset:2px}
     .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
     </style>
     """
@@ -53,7 +55,7 @@ extension PageTemplates {
     {{#browsers}}<li class="row" data-session="{{id}}"><strong>{{label}}</strong>{{#current}}<span class="tag">This browser</span>{{/current}}<br>
     <span class="muted">{{#address}}From {{address}} · {{/address}}Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
     <form method="post" action="{{signOutBrowserAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="session" value="{{id}}">
-    <button type="submit" class="inline danger" aria-label="Sign out {{label}}{{#current}} (this browser){{/current}}">Sign out</button></form></li>
+    <button type="submit" class="inline secondary" aria-label="Sign out {{label}}{{#current}} (this browser){{/current}}">Sign out</button></form></li>
     {{/browsers}}{{^browsers}}<li class="muted">No browser is signed in.</li>{{/browsers}}
     </ul>
     </section>
@@ -64,7 +66,7 @@ extension PageTemplates {
     {{#apps}}<li class="row" data-client="{{clientId}}"><strong>{{name}}</strong> <span class="muted">{{clientId}}</span><br>
     <span class="muted">Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}} · Offline access: {{offline}}</span><br>
     <form method="post" action="{{removeAppAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="client" value="{{clientId}}">
-    <button type="submit" class="inline danger" aria-label="Remove {{name}} ({{clientId}})">Remove</button></form></li>
+    <button type="submit" class="inline secondary" aria-label="Remove {{name}} ({{clientId}})">Remove</button></form></li>
     {{/apps}}{{^apps}}<li class="muted">No app holds a sign-in of yours.</li>{{/apps}}
     </ul>
     </section>
@@ -76,7 +78,7 @@ extension PageTemplates {
     <span class="muted">May: {{allowed}}</span><br>
     <span class="muted">Allowed {{{grantedAt}}}{{#changed}} · Last changed {{{updatedAt}}}{{/changed}}</span><br>
     <form method="post" action="{{removeConsentAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="client" value="{{clientId}}">
-    <button type="submit" class="inline danger" aria-label="Remove the access of {{name}}">Remove access</button></form></li>
+    <button type="submit" class="inline secondary" aria-label="Remove the access of {{name}}">Remove access</button></form></li>
     {{/consents}}</ul>
     </section>{{/hasConsents}}
 
@@ -86,7 +88,7 @@ extension PageTemplates {
     {{#sharedSignIns}}<li class="row" data-session="{{id}}"><strong>{{apps}}</strong><br>
     <span class="muted">Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
     <form method="post" action="{{signOutSharedAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="session" value="{{id}}">
-    <button type="submit" class="inline danger" aria-label="Sign out {{apps}} on that device">Sign out all of them</button></form></li>
+    <button type="submit" class="inline secondary" aria-label="Sign out {{apps}} on that device">Sign out all of them</button></form></li>
     {{/sharedSignIns}}
     </ul>
     </section>{{/hasSharedSignIns}}
@@ -110,6 +112,7 @@ extension PageTemplates {
     <li class="row" id="authenticator"><strong>Authenticator app</strong><br>
     {{#authenticatorSince}}<span class="muted">Set up {{{authenticatorSince}}}{{#authenticatorLastUsed}} · Last used {{{authenticatorLastUsed}}}{{/authenticatorLastUsed}}</span><br>
     <form method="post" action="{{removeAuthenticatorAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+    {{#lastFactor}}<label class="confirm"><input type="checkbox" id="confirm-remove-authenticator" required> It is my only second factor: remove it anyway</label>{{/lastFactor}}
     <button type="submit" class="inline danger" id="remove-authenticator" aria-label="Remove the authenticator app">Remove</button></form>{{/authenticatorSince}}
     {{^authenticatorSince}}<span class="muted">Not set up.</span>{{#offersAuthenticator}} <a class="button" id="setup-authenticator" href="{{setupAuthenticatorLink}}">Set up an authenticator app</a>{{/offersAuthenticator}}{{/authenticatorSince}}
     </li>
@@ -121,6 +124,7 @@ extension PageTemplates {
     <label class="visually-hidden" for="name-{{index}}">New name for {{name}}</label><input type="text" class="name" id="name-{{index}}" name="name" maxlength="64" value="{{name}}" required>
     <button type="submit" class="inline" aria-label="Rename {{name}}">Rename</button></form>
     <form method="post" action="{{removePasskeyAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="passkey" value="{{id}}">
+    {{#lastFactor}}<label class="confirm"><input type="checkbox" id="confirm-remove-passkey-{{index}}" required> It is my only second factor: remove it anyway</label>{{/lastFactor}}
     <button type="submit" class="inline danger" aria-label="Remove passkey {{name}}">Remove</button></form></li>
     {{/passkeys}}{{^passkeys}}<li class="muted">No passkey.</li>{{/passkeys}}
     </ul>
@@ -139,7 +143,7 @@ extension PageTemplates {
     <h2 id="everywhere-heading">Sign out everywhere</h2>
     <p class="muted">Ends every sign-in listed above, this browser's too.</p>
     <form method="post" action="{{signOutEverywhereAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <button type="submit" class="inline danger" id="sign-out-everywhere">Sign out everywhere</button></form>
+    <button type="submit" class="inline secondary" id="sign-out-everywhere">Sign out everywhere</button></form>
     </section>
     </main></body></html>
     """

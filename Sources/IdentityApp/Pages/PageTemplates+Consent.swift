@@ -32,7 +32,6 @@ extension PageTemplates {
     .scopes legend{font-size:.95rem;margin-bottom:.4rem}
     .scope{padding:.45rem 0;border-bottom:1px solid #e3e5ea}
     .scope label{display:flex;gap:.5rem;align-items:center;margin:0;font-size:.95rem}
-    button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3;margin-top:.6rem}
     </style>
     """
 }

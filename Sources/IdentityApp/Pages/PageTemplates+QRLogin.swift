@@ -4,11 +4,16 @@ extension PageTemplates {
     /// when the app answered; without scripts, a link to continue after confirming in the app.
     static let qrLogin = layout + """
     <h1>{{heading}}</h1>
+    {{#passwordURL}}<div id="qr-phone">
+    <p>The app cannot scan the screen it runs on. On this phone, sign in with your password instead.</p>
+    <p><a class="button" id="qr-password-phone" href="{{passwordURL}}">Sign in with your password</a></p>
+    </div>{{/passwordURL}}
     <div id="qr" data-status="{{statusURL}}" data-finish="{{finishURL}}" data-ttl="{{ttl}}">
     <p class="muted">Open the app on your phone, choose "Scan to sign in" and point it at this code.</p>
     <p style="text-align:center"><img id="qr-code" src="{{image}}" width="{{size}}" height="{{size}}" alt="QR code to scan with the app"></p>
     <p class="muted" style="text-align:center">The code is valid for <span id="qr-timer">{{ttl}} s</span>.</p>
     <noscript><p><a id="qr-continue" href="{{finishURL}}">I have confirmed in the app — continue</a></p></noscript>
+    {{#passwordURL}}<p style="text-align:center"><a id="qr-password" href="{{passwordURL}}">Sign in with your password instead</a></p>{{/passwordURL}}
     </div>
     <div id="qr-expired" hidden>
     <p class="error" role="alert">The code has expired.</p>

@@ -3,6 +3,7 @@
 extension PageTemplates {
     static let secondStep = layout + """
     <h1>{{heading}}</h1>
+    {{#account}}<p class="muted" id="signed-in-as">Signing in as <strong>{{account}}</strong>. Not you? Close this page and start again from the app.</p>{{/account}}
     <p class="muted" id="mfa-message">{{message}}</p>
     {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
     {{#totpSetup}}
@@ -10,17 +11,18 @@ extension PageTemplates {
     <p class="muted">Scan this code with your authenticator app, then enter the 6-digit code it shows.</p>
     <p style="text-align:center"><img id="totp-qr" src="{{image}}" width="{{size}}" height="{{size}}" alt="QR code for your authenticator app"></p>
     <p class="muted">Cannot scan? Enter this key in the app: <code id="totp-secret">{{secret}}</code></p>
+    <p class="muted">On the phone with the authenticator app? <a id="totp-open" href="{{uri}}">Open it in the app</a>.</p>
     {{/totpSetup}}
     {{#offersCode}}
     <form method="post" action="{{action}}" id="otp-form" autocomplete="off">
     <input type="hidden" name="csrf_token" value="{{csrfToken}}">
     <label for="otp">{{codeLabel}}</label>
-    <input type="text" id="otp" name="otp" inputmode="{{inputMode}}" autocomplete="{{autocomplete}}" autocapitalize="none" spellcheck="false" maxlength="64" required autofocus>
+    <input type="text" id="otp" name="otp" inputmode="{{inputMode}}" autocomplete="{{autocomplete}}" autocapitalize="none" spellcheck="false" maxlength="64" required autofocus{{#error}} aria-invalid="true" aria-describedby="error"{{/error}}>
     <button type="submit" id="submit">{{submitLabel}}</button>
     </form>
     {{/offersCode}}
     {{#passkey}}
-    <button type="button" id="passkey" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}" data-create="{{creates}}" data-page="{{page}}">{{label}}</button>
+    <button type="button" id="passkey" class="{{passkeyClass}}" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}" data-create="{{creates}}" data-page="{{page}}">{{label}}</button>
     <p class="error" role="alert" id="passkey-error" hidden></p>
     <noscript><p class="muted">Passkeys need JavaScript.</p></noscript>
     <script nonce="{{nonce}}">
@@ -67,6 +69,21 @@ extension PageTemplates {
     <ul class="accounts" id="recovery-codes">
     {{#recoveryCodes}}<li><code>{{.}}</code></li>
     {{/recoveryCodes}}</ul>
+    <p><a id="recovery-download" href="{{recoveryDownload}}" download="recovery-codes.txt">Download the codes</a>
+    <button type="button" id="recovery-copy" class="secondary" hidden>Copy the codes</button>
+    <span id="recovery-copied" role="status" class="muted"></span></p>
+    <script nonce="{{nonce}}">
+    (function () {
+      var copy = document.getElementById("recovery-copy"), said = document.getElementById("recovery-copied");
+      if (!navigator.clipboard) { return; }
+      copy.hidden = false;
+      copy.addEventListener("click", function () {
+        var codes = Array.prototype.map.call(document.querySelectorAll("#recovery-codes code"), function (c) { return c.textContent; });
+        navigator.clipboard.writeText(codes.join("\n") + "\n").then(function () { said.textContent = "Copied."; },
+          function () { said.textContent = "Copying is not allowed here; use Download."; });
+      });
+    })();
+    </script>
     {{/hasRecoveryCodes}}
     {{#continueAction}}
     <form method="post" action="{{continueAction}}" id="continue-form">

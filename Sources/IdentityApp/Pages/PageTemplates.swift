@@ -7,23 +7,36 @@ enum PageTemplates {
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>{{title}}</title>
+    <title>{{title}}{{#productName}} · {{productName}}{{/productName}}</title>
+    {{#favicon}}<link rel="icon" href="{{favicon}}">{{/favicon}}
     <style>
-    body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f5f7;margin:0;color:#1d2330}
+    :root{--primary:#2456d3;--page:#f4f5f7;--text:#1d2330;--field-border:#767c8a}
+    body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--page);margin:0;color:var(--text)}
     main{max-width:360px;margin:10vh auto;background:#fff;padding:2rem;border-radius:10px;box-shadow:0 2px 12px rgba(0,0,0,.08)}
     h1{font-size:1.35rem;margin:0 0 1.25rem}
+    a{color:var(--primary)}
     label{display:block;font-size:.9rem;margin:.9rem 0 .3rem}
-    input[type=text],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #c5c9d3;border-radius:6px;font-size:1rem}
-    button{margin-top:1.4rem;width:100%;padding:.7rem;border:0;border-radius:6px;background:#2456d3;color:#fff;font-size:1rem;cursor:pointer}
+    input[type=text],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid var(--field-border);border-radius:6px;font-size:1rem}
+    button{margin-top:1.4rem;width:100%;padding:.7rem;border:0;border-radius:6px;background:var(--primary);color:#fff;font-size:1rem;cursor:pointer}
     .error{background:#fdecea;color:#8a1c12;padding:.7rem;border-radius:6px;font-size:.92rem}
     .muted{color:#5d6577;font-size:.85rem}
     .accounts{list-style:none;padding:0;margin:0}
-    .account{display:block;padding:.7rem;margin:.4rem 0;border:1px solid #c5c9d3;border-radius:6px;color:inherit;text-decoration:none}
+    .account{display:block;padding:.7rem;margin:.4rem 0;border:1px solid var(--field-border);border-radius:6px;color:inherit;text-decoration:none}
+    button.secondary{background:#fff;color:var(--primary);border:1px solid var(--primary);margin-top:.6rem}
+    a.button{display:block;box-sizing:border-box;text-align:center;margin-top:1rem;width:100%;padding:.7rem;border-radius:6px;background:var(--primary);color:#fff;text-decoration:none}
+    a.button.secondary{background:#fff;color:var(--primary);border:1px solid var(--primary);margin-top:.6rem}
+    .brand{display:flex;align-items:center;gap:.6rem;margin:0 0 1.2rem;font-weight:600;color:var(--text)}
+    .brand img{max-height:40px;max-width:160px}
+    .page-links{display:flex;justify-content:space-between;gap:1rem;font-size:.9rem;margin-top:1.2rem}
+    #qr-phone{display:none}
+    @media (max-width:600px){#qr-phone{display:block;margin-bottom:1.5rem}}
     </style>
+    {{{brandStyle}}}
     {{{extraStyle}}}
     {{#stylesheet}}<link rel="stylesheet" href="{{stylesheet}}">{{/stylesheet}}
     </head>
     <body><main{{#wide}} class="wide"{{/wide}}>
+    {{#brand}}<header class="brand" id="brand">{{#logo}}<img src="{{logo}}" alt="{{#productName}}{{productName}}{{/productName}}" id="brand-logo">{{/logo}}{{#productName}}<span id="brand-name">{{productName}}</span>{{/productName}}</header>{{/brand}}
     """
 
     static let login = layout + """
@@ -32,12 +45,13 @@ enum PageTemplates {
     <form method="post" action="{{action}}" autocomplete="on">
     <input type="hidden" name="csrf_token" value="{{csrfToken}}">
     <label for="username">Username</label>
-    <input type="text" id="username" name="username" value="{{username}}" autocomplete="username" autocapitalize="none" required autofocus>
+    <input type="text" id="username" name="username" value="{{username}}" autocomplete="username" autocapitalize="none" required{{^retry}} autofocus{{/retry}}>
     <label for="password">Password</label>
-    <input type="password" id="password" name="password" autocomplete="current-password" required>
+    <input type="password" id="password" name="password" autocomplete="current-password" required{{#retry}} autofocus aria-invalid="true" aria-describedby="error"{{/retry}}>
     <button type="submit" id="submit">Sign in</button>
     </form>
     {{#qrStart}}<p style="text-align:center"><a id="qr-start" href="{{qrStart}}">Sign in with a QR code</a></p>{{/qrStart}}
+    {{#hasPageLinks}}<p class="page-links">{{#forgotPassword}}<a id="forgot-password" href="{{forgotPassword}}">Forgot password?</a>{{/forgotPassword}}{{#help}}<a id="help" href="{{help}}">Help</a>{{/help}}</p>{{/hasPageLinks}}
     </main></body></html>
     """
 
@@ -62,7 +76,7 @@ enum PageTemplates {
     """
 
     static let logoutConfirm = layout + """
-    <h1>Sign out?</h1>
+    <h1>{{#clientName}}Sign out of {{clientName}}?{{/clientName}}{{^clientName}}Sign out?{{/clientName}}</h1>
     <p class="muted">{{#clientName}}{{clientName}} asks to sign you out. {{/clientName}}This signs you out of every app in this browser.</p>
     <form method="post" action="{{action}}">
     {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
@@ -70,6 +84,8 @@ enum PageTemplates {
     <input type="hidden" name="confirm" value="yes">
     <button type="submit" id="confirm">Sign out</button>
     </form>
+    {{#cancel}}<a class="button secondary" id="cancel" href="{{cancel}}">Cancel: stay signed in</a>{{/cancel}}
+    {{^cancel}}<p class="muted" id="cancel-hint">To stay signed in, close this page.</p>{{/cancel}}
     </main></body></html>
     """
 
@@ -82,7 +98,7 @@ enum PageTemplates {
     static let error = layout + """
     <h1>{{heading}}</h1>
     <p class="error" role="alert">{{message}}</p>
-    <p class="muted">Error code: {{code}}. Return to the app and start signing in again.</p>
+    <p class="muted" id="advice">{{advice}} (Error code: {{code}}.)</p>
     </main></body></html>
     """
 }

@@ -13,7 +13,7 @@ extension Pages {
     func account(_ model: AccountPageModel, base: String, status: HTTPResponse.Status = .ok) -> Response {
         func action(_ path: String) -> String { Self.accountURL(base, path, model.clientId) }
         let rows: (Date) -> String = Self.time
-        var values = common(model.heading, model.stylesheet)
+        var values = common(model.heading, model.look)
         values["heading"] = model.heading
         values["csrfToken"] = model.csrfToken
         values["notice"] = model.notice ?? false
@@ -56,6 +56,8 @@ extension Pages {
                     ["id": row.id, "name": row.name, "added": rows(row.added), "lastUsed": row.lastUsed.map(rows) ?? false, "index": index]
                 },
                 "recoveryCodesLeft": factors.recoveryCodesLeft, "hasFactor": factors.hasFactor,
+                // Removing the only factor left asks the person to confirm (a required tick box).
+                "lastFactor": (factors.authenticatorSince == nil ? 0 : 1) + factors.passkeys.count == 1,
             ] as [String: Any]
         } else {
             values["factors"] = false
@@ -67,12 +69,12 @@ extension Pages {
                             ("renewRecoveryCodesAction", "/recovery-codes"), ("signOutEverywhereAction", "/sign-out-everywhere")] {
             values[key] = action(path)
         }
-        return accountHTML(accountTemplate.render(values), status: status, stylesheet: model.stylesheet)
+        return accountHTML(accountTemplate.render(values), status: status, look: model.look)
     }
 
     /// Setting up an authenticator app: the key as a QR code (rendered here) and as text.
     func accountAuthenticator(_ model: AuthenticatorSetupModel, base: String, status: HTTPResponse.Status = .ok) -> Response {
-        var values = common("Set up an authenticator app", model.stylesheet)
+        var values = common("Set up an authenticator app", model.look)
         do {
             let symbol = try QRCode.encode(model.uri, correction: .medium)
             values["image"] = try symbol.pngDataURL(moduleSize: 5, quietZone: 4)
@@ -86,43 +88,38 @@ extension Pages {
         values["error"] = model.error ?? false
         values["action"] = Self.accountURL(base, "/authenticator", model.clientId)
         values["back"] = Self.accountURL(base, "", model.clientId)
-        return accountHTML(accountAuthenticatorTemplate.render(values), status: status, stylesheet: model.stylesheet)
+        return accountHTML(accountAuthenticatorTemplate.render(values), status: status, look: model.look)
     }
 
     /// Adding a passkey: the broker's own script (inline under a nonce) runs the ceremony.
     func accountPasskey(_ model: PasskeySetupModel, base: String) -> Response {
         let nonce = Secrets.randomToken(bytes: 16)
-        var values = common("Add a passkey", model.stylesheet)
+        var values = common("Add a passkey", model.look)
         values["options"] = model.options
         values["csrfToken"] = model.csrfToken
         values["action"] = Self.accountURL(base, "/passkeys", model.clientId)
         values["back"] = Self.accountURL(base, "", model.clientId)
         values["nonce"] = nonce
         values["script"] = PasskeysScript.source
-        return accountHTML(accountPasskeyTemplate.render(values), status: .ok, stylesheet: model.stylesheet, scriptNonce: nonce)
+        return accountHTML(accountPasskeyTemplate.render(values), status: .ok, look: model.look, scriptNonce: nonce)
     }
 
     /// This browser's sign-in ended (signed out here, or everywhere).
-    func accountSignedOut(message: String, signInAgain: String, stylesheet: URL?) -> Response {
-        var values = common("Signed out", stylesheet)
+    func accountSignedOut(message: String, signInAgain: String, look: PageLook) -> Response {
+        var values = common("Signed out", look)
         values["message"] = message
         values["again"] = signInAgain
         values["wide"] = false
-        return accountHTML(accountSignedOutTemplate.render(values), status: .ok, stylesheet: stylesheet)
+        return accountHTML(accountSignedOutTemplate.render(values), status: .ok, look: look)
     }
 
-    private func common(_ title: String, _ stylesheet: URL?) -> [String: Any] {
-        ["title": title, "stylesheet": stylesheet?.absoluteString ?? false, "extraStyle": PageTemplates.accountStyle, "wide": true]
+    private func common(_ title: String, _ look: PageLook) -> [String: Any] {
+        Self.with(look, ["title": title, "extraStyle": PageTemplates.accountStyle, "wide": true])
     }
 
     /// The HTML answer with the hosted pages' headers; a passkey page may run its nonce'd script.
-    private func accountHTML(_ text: String, status: HTTPResponse.Status, stylesheet: URL?, scriptNonce: String? = nil) -> Response {
-        var response = Responses.html(text, status: status, styleSources: stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])
-        let styles = (["'self'", "'unsafe-inline'"] + (stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])).joined(separator: " ")
-        let script = scriptNonce.map { "script-src 'nonce-\($0)'; connect-src 'self'; " } ?? ""
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src \(styles); img-src data:; \(script)"
-            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-        return response
+    private func accountHTML(_ text: String, status: HTTPResponse.Status, look: PageLook, scriptNonce: String? = nil) -> Response {
+        Self.html(text, look: look, status: status, scriptNonce: scriptNonce, formActionSelf: true)
     }
 
     static func accountURL(_ base: String, _ path: String, _ clientId: String) -> String {

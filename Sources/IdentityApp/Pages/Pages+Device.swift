@@ -13,24 +13,20 @@ extension Pages {
     }
 
     func deviceConfirmation(_ confirmation: DeviceConfirmation) -> Response {
-        let values: [String: Any] = [
+        let values = Self.with(confirmation.look, [
             "title": "Sign in on a device", "appName": confirmation.appName, "serviceName": confirmation.serviceName,
             "userCode": confirmation.userCode, "userCodeValue": confirmation.userCode.replacingOccurrences(of: "-", with: ""),
             "hasAccess": !confirmation.access.isEmpty, "access": confirmation.access,
             "action": confirmation.action, "csrfToken": confirmation.csrfToken,
-            "stylesheet": confirmation.stylesheet?.absoluteString ?? false,
-            "extraStyle": "<style>button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3}</style>",
-        ]
-        let origin = confirmation.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
-        return Responses.html(deviceConfirmationTemplate.render(values), styleSources: origin)
+        ])
+        return Self.html(deviceConfirmationTemplate.render(values), look: confirmation.look)
     }
 
     func deviceFinished(_ finished: DeviceFinished, status: HTTPResponse.Status) -> Response {
-        let values: [String: Any] = [
+        let values = Self.with(finished.look, [
             "title": finished.heading, "heading": finished.heading, "message": finished.message, "signedIn": finished.signedIn,
-            "again": finished.again ?? false, "stylesheet": finished.stylesheet?.absoluteString ?? false,
-        ]
-        let origin = finished.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
-        return Responses.html(deviceFinishedTemplate.render(values), status: status, styleSources: origin)
+            "again": finished.again ?? false,
+        ])
+        return Self.html(deviceFinishedTemplate.render(values), look: finished.look, status: status)
     }
 }

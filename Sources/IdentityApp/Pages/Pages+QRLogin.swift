@@ -19,16 +19,12 @@ extension Pages {
             return errorPage(.wrapping(error, "QR code"))
         }
         let nonce = Secrets.randomToken(bytes: 16)
-        let values: [String: Any] = [
+        let values = Self.with(display.look, [
             "title": display.heading, "heading": display.heading, "image": image, "size": size, "ttl": display.ttl,
             "statusURL": display.statusURL, "finishURL": display.finishURL, "restartURL": display.restartURL,
-            "nonce": nonce, "stylesheet": display.stylesheet?.absoluteString ?? false,
-        ]
-        var response = Responses.html(qrLoginTemplate.render(values))
-        let styles = (["'self'", "'unsafe-inline'"] + (display.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])).joined(separator: " ")
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src \(styles); img-src data:; "
-            + "script-src 'nonce-\(nonce)'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
-        return response
+            "nonce": nonce, "passwordURL": display.passwordURL ?? false,
+        ])
+        return Self.html(qrLoginTemplate.render(values), look: display.look, scriptNonce: nonce)
     }
 
     /// The app refused: the way back carries `access_denied`, a link or (`form_post`) a form.

@@ -17,13 +17,17 @@ extension Pages {
             "inputMode": model.inputMode, "autocomplete": model.inputMode == "numeric" ? "one-time-code" : "off",
             "codeLabel": Self.codeLabel(model), "submitLabel": model.kind == .enrol ? "Confirm" : "Continue",
             "recoveryCodes": model.recoveryCodes, "hasRecoveryCodes": !model.recoveryCodes.isEmpty,
-            "continueAction": model.continueAction ?? false, "stylesheet": model.stylesheet?.absoluteString ?? false,
+            "continueAction": model.continueAction ?? false,
+            "account": model.account ?? false, "nonce": nonce,
+            // One primary button: with a code form on the page, the passkey button is the other way.
+            "passkeyClass": model.offersCode ? "secondary" : "",
+            "recoveryDownload": Self.textDownload(model.recoveryCodes.joined(separator: "\n") + "\n"),
         ]
         if let setup = model.totpSetup {
             do {
                 let symbol = try QRCode.encode(setup.uri, correction: .medium)
                 values["totpSetup"] = ["image": try symbol.pngDataURL(moduleSize: 5, quietZone: 4), "size": (symbol.size + 8) * 5,
-                                       "secret": setup.secret]
+                                       "secret": setup.secret, "uri": setup.uri]
             } catch {
                 return errorPage(.wrapping(error, "QR code"))
             }
@@ -35,15 +39,12 @@ extension Pages {
                 "label": model.passkeyCreates ? "Create a passkey" : "Sign in with a passkey",
             ]
         }
-        var response = Responses.html(secondStepTemplate.render(values), status: status)
-        let styles = (["'self'", "'unsafe-inline'"] + (model.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? [])).joined(separator: " ")
-        // No `form-action`: browsers apply it to the redirects a form post is answered with, and
-        // this page's last post is answered with the redirect to the app (another origin, or an
-        // app's own scheme) — Chromium then stays on the page with the sign-in spent
-        // (Tests/browser/mfa_test.py). The login page has none for the same reason.
-        response.headers[.contentSecurityPolicy] = "default-src 'none'; style-src \(styles); img-src data:; "
-            + "script-src 'nonce-\(nonce)'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
-        return response
+        return Self.html(secondStepTemplate.render(Self.with(model.look, values)), look: model.look, status: status, scriptNonce: nonce)
+    }
+
+    /// A `data:` URL of `text` as a plain-text file, for a download link.
+    static func textDownload(_ text: String) -> String {
+        "data:text/plain;charset=utf-8," + (text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 
     static func codeLabel(_ model: SecondStepPageModel) -> String {

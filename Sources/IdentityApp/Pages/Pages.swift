@@ -51,23 +51,22 @@ struct Pages: Sendable {
 
     /// The `prompt=select_account` page.
     func accountChooser(_ chooser: AccountChooserModel) -> Response {
-        let values: [String: Any] = [
+        let values = Self.with(chooser.look, [
             "title": chooser.heading, "heading": chooser.heading, "anotherAccount": chooser.anotherAccount,
             "accounts": chooser.accounts.map { ["label": $0.label, "detail": $0.detail, "link": $0.link] },
-            "stylesheet": chooser.stylesheet?.absoluteString ?? false,
-        ]
-        let origin = chooser.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
-        return Responses.html(accounts.render(values), styleSources: origin)
+        ])
+        return Self.html(accounts.render(values), look: chooser.look)
     }
 
+    /// After a refused password the username stays filled in and focus goes to the password,
+    /// which the error describes.
     func loginPage(_ form: LoginFormModel) -> Response {
-        let values: [String: Any] = [
+        let retry = form.error != nil && !(form.username ?? "").isEmpty
+        let values = Self.with(form.look, [
             "title": form.heading, "heading": form.heading, "action": form.action, "csrfToken": form.csrfToken,
-            "username": form.username ?? "", "error": form.error ?? false, "qrStart": form.qrStart ?? false,
-            "stylesheet": form.stylesheet?.absoluteString ?? false,
-        ]
-        let origin = form.stylesheet.flatMap(Self.origin(of:)).map { [$0] } ?? []
-        return Responses.html(login.render(values), styleSources: origin)
+            "username": form.username ?? "", "error": form.error ?? false, "qrStart": form.qrStart ?? false, "retry": retry,
+        ])
+        return Self.html(login.render(values), look: form.look)
     }
 
     /// Sends the browser to an identity source: a redirect, or an auto-submitting form (SAML HTTP-POST).
@@ -90,17 +89,15 @@ struct Pages: Sendable {
             "title": title, "heading": heading, "action": url, "nonce": nonce,
             "fields": fields.map { ["name": $0.name, "value": $0.value] },
         ]
-        var response = Responses.html(autoPost.render(values))
-        response.headers[.contentSecurityPolicy] =
-            "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-\(nonce)'; frame-ancestors 'none'; base-uri 'none'"
-        return response
+        return Responses.html(autoPost.render(values), scriptNonce: nonce)
     }
 
     /// Asks before signing out (docs/security.md, rule 7): a form that posts the logout request
     /// back with `confirm` and a CSRF token bound to this browser.
-    func logoutConfirmation(action: String, fields: [(key: String, value: String)], csrfToken: String, clientName: String?) -> Response {
+    func logoutConfirmation(action: String, fields: [(key: String, value: String)], csrfToken: String, clientName: String?,
+                            cancel: String?) -> Response {
         let values: [String: Any] = [
-            "title": "Sign out", "action": action, "csrfToken": csrfToken, "clientName": clientName ?? false,
+            "title": "Sign out", "action": action, "csrfToken": csrfToken, "clientName": clientName ?? false, "cancel": cancel ?? false,
             "fields": fields.map { ["name": $0.key, "value": $0.value] },
         ]
         return Responses.html(logoutConfirm.render(values))
@@ -110,12 +107,33 @@ struct Pages: Sendable {
         Responses.html(signedOut.render(["title": "Signed out"]))
     }
 
-    func errorPage(_ oauthError: OAuthError) -> Response {
+    /// What an error page is about: its heading and the way forward it suggests.
+    enum ErrorTopic {
+        case signIn, signOut, notFound
+
+        var heading: String {
+            switch self {
+            case .signIn: "Sign-in problem"
+            case .signOut: "Sign-out problem"
+            case .notFound: "Page not found"
+            }
+        }
+
+        var advice: String {
+            switch self {
+            case .signIn: "Return to the app and start signing in again."
+            case .signOut: "You may still be signed in. Return to the app and sign out there again, or close the browser."
+            case .notFound: "Check the link, or return to the app you came from and start again there."
+            }
+        }
+    }
+
+    func errorPage(_ oauthError: OAuthError, topic: ErrorTopic = .signIn) -> Response {
         let values: [String: Any] = [
-            "title": "Sign-in problem", "heading": "Sign-in problem",
+            "title": topic.heading, "heading": topic.heading, "advice": topic.advice,
             "message": oauthError.errorDescription, "code": oauthError.code.rawValue,
         ]
-        let status = oauthError.status >= 500 || oauthError.status == 429 ? oauthError.status : 400
+        let status = oauthError.status >= 500 || oauthError.status == 429 || oauthError.status == 404 ? oauthError.status : 400
         var response = Responses.html(error.render(values), status: .init(code: status))
         if let retryAfter = oauthError.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response

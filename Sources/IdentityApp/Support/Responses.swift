@@ -64,17 +64,37 @@ enum Responses {
         Response(status: status, headers: [.location: location, .cacheControl: "no-store"])
     }
 
-    static func html(_ text: String, status: HTTPResponse.Status = .ok, styleSources: [String] = [], imageSources: [String] = []) -> Response {
-        let styles = (["'self'", "'unsafe-inline'"] + styleSources).joined(separator: " ")
-        let images = (["'self'", "data:"] + imageSources).joined(separator: " ")
+    /// A hosted page. `styleSources`: the origin of a `customizedLogin: css` stylesheet, whose
+    /// images (a logo, a background) and fonts the page may load as well; `scriptNonce`: the
+    /// page's own inline script (which may call back to the broker).
+    static func html(_ text: String, status: HTTPResponse.Status = .ok, styleSources: [String] = [], imageSources: [String] = [],
+                     scriptNonce: String? = nil, formActionSelf: Bool = false) -> Response {
         let headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
-            .contentSecurityPolicy: "default-src 'none'; style-src \(styles); img-src \(images); frame-ancestors 'none'; base-uri 'none'",
+            .contentSecurityPolicy: contentSecurityPolicy(styleSources: styleSources, imageSources: imageSources, scriptNonce: scriptNonce,
+                                                          formActionSelf: formActionSelf),
             .frameOptions: "DENY",
             .referrerPolicy: "no-referrer",
             .contentTypeOptions: "nosniff",
         ]
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The hosted pages' Content-Security-Policy: nothing but the page itself, inline styles, the
+    /// operator's stylesheet origin (styles, images, fonts), `data:` images (QR codes) and the
+    /// named image origins (an app's logo); scripts only with the page's nonce. No `form-action`
+    /// except where asked: browsers apply it to the redirect a form post is answered with, and a
+    /// sign-in's last post is answered with the redirect to the app (Tests/browser/mfa_test.py).
+    static func contentSecurityPolicy(styleSources: [String], imageSources: [String] = [], scriptNonce: String? = nil,
+                                      formActionSelf: Bool = false) -> String {
+        var seen: Set<String> = []
+        let styles = (["'self'", "'unsafe-inline'"] + styleSources).joined(separator: " ")
+        let images = (["'self'", "data:"] + styleSources + imageSources).filter { seen.insert($0).inserted }.joined(separator: " ")
+        var policy = "default-src 'none'; style-src \(styles); img-src \(images); "
+        if !styleSources.isEmpty { policy += "font-src \(styleSources.joined(separator: " ")); " }
+        if let scriptNonce { policy += "script-src 'nonce-\(scriptNonce)'; connect-src 'self'; " }
+        if formActionSelf { policy += "form-action 'self'; " }
+        return policy + "frame-ancestors 'none'; base-uri 'none'"
     }
 }

@@ -107,6 +107,6 @@ public struct AccountAuthenticator: Sendable {
         return AuthenticatorSetupModel(
             heading: viewer.client.service.name ?? "Your account", clientId: viewer.client.clientId, csrfToken: viewer.csrfToken,
             uri: factors.otpauthURI(secret: secret, owner: viewer.owner, username: viewer.session.userId, client: viewer.client),
-            secret: grouped, sealedSetup: Base64URL.encode(Array(sealed)), error: error, stylesheet: viewer.client.stylesheet)
+            secret: grouped, sealedSetup: Base64URL.encode(Array(sealed)), error: error, look: viewer.client.look)
     }
 }

@@ -59,7 +59,7 @@ struct AccountListing: Sendable {
             csrfToken: viewer.csrfToken, notice: notice, error: error, recoveryCodes: codes, user: user,
             browsers: sessions.filter { isBrowser($0, viewer) }.map { browserRow($0, viewer) },
             apps: appRows(families), devices: instances.map { deviceRow($0, families) },
-            factors: try await factorsSection(viewer), stylesheet: client.stylesheet)
+            factors: try await factorsSection(viewer), look: client.look)
         model.sharedSignIns = sharedSignInRows(sessions, families)
         model.consents = try await consentRows(viewer)
         return model

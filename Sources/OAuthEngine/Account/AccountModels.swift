@@ -136,8 +136,8 @@ public struct AccountPageModel: Sendable, Equatable {
     /// The apps the user allowed on the consent screen (docs/consent.md).
     public var consents: [Consent] = []
     public var factors: SecondFactors?
-    /// `customizedLogin: css`.
-    public var stylesheet: URL?
+    /// How the page looks: the auth service's stylesheet and branding.
+    public var look: PageLook
 }
 
 /// Setting up an authenticator app from the account page: the QR code's URI, the key as text, and
@@ -152,7 +152,7 @@ public struct AuthenticatorSetupModel: Sendable, Equatable {
     /// The key, sealed by the vault and bound to the session (a hidden form field).
     public var sealedSetup: String
     public var error: String?
-    public var stylesheet: URL?
+    public var look: PageLook
 }
 
 /// Adding a passkey from the account page: the creation options for the page's script.
@@ -162,7 +162,7 @@ public struct PasskeySetupModel: Sendable, Equatable {
     public var csrfToken: String
     /// `navigator.credentials.create` options, JSON.
     public var options: String
-    public var stylesheet: URL?
+    public var look: PageLook
 }
 
 /// What an account page request comes to; the controller only renders it.
@@ -175,7 +175,7 @@ public enum AccountOutcome: Sendable, Equatable {
     /// 303 to this page (of the account pages).
     case redirect(String)
     /// This browser's sign-in ended: say so, and offer signing in again.
-    case signedOut(message: String, signInAgain: String, stylesheet: URL?)
+    case signedOut(message: String, signInAgain: String, look: PageLook)
     case errorPage(OAuthError)
 }
 

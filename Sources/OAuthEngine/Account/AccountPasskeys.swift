@@ -37,7 +37,7 @@ public struct AccountPasskeys: Sendable {
             }
             return AccountResult(.passkeySetup(PasskeySetupModel(
                 heading: viewer.client.service.name ?? "Your account", clientId: viewer.client.clientId, csrfToken: viewer.csrfToken,
-                options: options, stylesheet: viewer.client.stylesheet)))
+                options: options, look: viewer.client.look)))
         }
     }
 

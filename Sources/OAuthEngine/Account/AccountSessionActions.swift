@@ -35,7 +35,7 @@ public struct AccountSessionActions: Sendable {
             if target.id == viewer.session.id {
                 return AccountResult(.signedOut(
                     message: "You signed out this browser (\(what)). The apps that signed in through it must sign in again.",
-                    signInAgain: access.urls.page(viewer.client.clientId), stylesheet: viewer.client.stylesheet))
+                    signInAgain: access.urls.page(viewer.client.clientId), look: viewer.client.look))
             }
             return try await access.done(viewer, "Signed out \(what)\(row.address.map { " (\($0))" } ?? ""): "
                 + "that browser and the apps that signed in through it must sign in again.")
@@ -58,7 +58,7 @@ public struct AccountSessionActions: Sendable {
             if row.id == viewer.session.id {
                 return AccountResult(.signedOut(
                     message: "You signed out \(row.apps.joined(separator: ", ")) on that device, and this browser with it.",
-                    signInAgain: access.urls.page(viewer.client.clientId), stylesheet: viewer.client.stylesheet))
+                    signInAgain: access.urls.page(viewer.client.clientId), look: viewer.client.look))
             }
             return try await access.done(viewer, "Signed out \(row.apps.joined(separator: ", ")) on that device: each must sign in again.")
         }
@@ -120,7 +120,7 @@ public struct AccountSessionActions: Sendable {
             return AccountResult(.signedOut(
                 message: "You signed out everywhere: \(count) ended (browsers, apps and devices). "
                     + "Each must sign in again; devices stay registered.",
-                signInAgain: access.urls.page(viewer.client.clientId), stylesheet: viewer.client.stylesheet))
+                signInAgain: access.urls.page(viewer.client.clientId), look: viewer.client.look))
         }
     }
 }

@@ -234,10 +234,22 @@ public struct AuthorizeEndpoint: Sendable {
 
     /// The hosted login form of pending authorization `id` in the browser holding `binding`.
     public func loginForm(id: String, client: ResolvedClient, binding: String, username: String?, error: String?) -> LoginFormModel {
-        LoginFormModel(heading: client.service.name ?? "Sign in", action: tempLoginURI(id),
+        LoginFormModel(heading: Self.signInHeading(client), action: tempLoginURI(id),
                        csrfToken: PendingAuthorizations.formToken(pendingId: id, browserBinding: binding),
-                       username: username, error: error, stylesheet: client.stylesheet,
+                       username: username, error: error, look: client.look,
                        qrStart: client.service.qrLogin == nil ? nil : "\(context.issuer)/oauth/qr/start/\(id)")
+    }
+
+    /// What the login form says the person signs in to: "Sign in to Expense Reports with
+    /// Corporate sign-in" (the environment's `name`, the auth service's `name`), or what of it is
+    /// configured.
+    static func signInHeading(_ client: ResolvedClient) -> String {
+        switch (client.appName, client.service.name) {
+        case (let app?, let service?) where app != service: "Sign in to \(app) with \(service)"
+        case (let app?, _): "Sign in to \(app)"
+        case (nil, let service?): service
+        case (nil, nil): "Sign in"
+        }
     }
 
     /// The accounts this browser is signed in with for the client's auth service, each a link
@@ -254,7 +266,7 @@ public struct AuthorizeEndpoint: Sendable {
         }
         return AccountChooserModel(heading: request.client.service.name ?? "Choose an account", accounts: accounts,
                                    anotherAccount: RedirectURL.build(base, kept + [("prompt", "login")]),
-                                   stylesheet: request.client.stylesheet)
+                                   look: request.client.look)
     }
 
     static func outcome(for failure: AuthorizationFailure) -> AuthorizeOutcome {

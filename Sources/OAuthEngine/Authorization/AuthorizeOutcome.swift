@@ -35,8 +35,8 @@ public struct LoginFormModel: Sendable, Equatable {
     public var csrfToken: String
     public var username: String?
     public var error: String?
-    /// `customizedLogin: css`.
-    public var stylesheet: URL?
+    /// How the page looks: the auth service's stylesheet and branding.
+    public var look: PageLook
     /// "Sign in with a QR code", when the auth service has `qrLogin`.
     public var qrStart: String?
 }
@@ -53,7 +53,7 @@ public struct AccountChooserModel: Sendable, Equatable {
     public var accounts: [Account]
     /// The same request with `prompt=login`.
     public var anotherAccount: String
-    public var stylesheet: URL?
+    public var look: PageLook
 }
 
 /// What `/oauth/auth` answers in a browser (docs/protocol.md, "GET /oauth/auth"); the controller
@@ -87,9 +87,27 @@ public struct AuthorizeResult: Sendable, Equatable {
 }
 
 extension ResolvedClient {
-    /// The `customizedLogin: css` stylesheet of the client's auth service.
-    var stylesheet: URL? {
-        if case .css(let url) = service.customizedLogin { return url }
+    /// The app's name as people know it: its environment's `name`.
+    public var appName: String? { environment.name }
+
+    /// Where a person who backs out of a page (Cancel on the sign-out question) goes: the origin
+    /// of the client's first web redirect URI, which the operator registered; nil for an app that
+    /// only has custom-scheme redirect URIs.
+    public var home: String? {
+        for uri in redirectURIs {
+            guard let url = URL(string: uri), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+                  let host = url.host else { continue }
+            return "\(scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")/"
+        }
         return nil
+    }
+
+    /// How the hosted pages look for this client: its auth service's `customizedLogin: css`
+    /// stylesheet, and its `branding` over its environment's.
+    public var look: PageLook {
+        var stylesheet: URL?
+        if case .css(let url) = service.customizedLogin { stylesheet = url }
+        let branding = service.branding.map { $0.over(environment.branding) } ?? environment.branding
+        return PageLook(stylesheet: stylesheet, branding: branding)
     }
 }

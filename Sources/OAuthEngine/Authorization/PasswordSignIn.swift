@@ -77,7 +77,8 @@ public struct PasswordSignIn: Sendable {
             throw .redirect(.unauthorizedClient("This auth service does not sign in with a password."), target)
         }
         guard let username = parameters["username"], let password = parameters["password"] else {
-            return try await refuse(pendingId, pending, target, .invalidRequest("Enter your username and password."))
+            return try await refuse(pendingId, pending, target, .invalidRequest("Enter your username and password."),
+                                    username: parameters["username"])
         }
         let otp = parameters["otp"]
         let credentials = PasswordCredentials(username: username, password: password,
@@ -87,13 +88,13 @@ public struct PasswordSignIn: Sendable {
         do {
             attempt = try await checker.attempt(credentials, client: client, clientAddress: clientAddress, deferringReset: true)
         } catch {
-            return try await refuse(pendingId, pending, target, ConnectorErrors.oauthError(for: error))
+            return try await refuse(pendingId, pending, target, ConnectorErrors.oauthError(for: error), username: username)
         }
         let idHash = Secrets.hash(pendingId)
         do {
             switch attempt {
             case .failure(let refusal):
-                return try await refuse(pendingId, pending, target, refusal)
+                return try await refuse(pendingId, pending, target, refusal, username: username)
             case .success(.challenge(let challenge)):
                 guard pending.mode == .browser else {
                     // API mode: the client repeats the request with the answer as `otp`.
@@ -154,15 +155,17 @@ public struct PasswordSignIn: Sendable {
                                                     amr: amr, browser: browser, bound: fromStartingBrowser))
     }
 
-    /// A failed attempt: the login page shows the message again; the API gets a redirect with `error`.
+    /// A failed attempt: the login page shows the message again, with the username as typed
+    /// filled in (kept as the page's `loginHint`); the API gets a redirect with `error`.
     private func refuse(_ pendingId: String, _ pending: PendingAuthorization, _ target: ErrorRedirect,
-                        _ error: OAuthError) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
+                        _ error: OAuthError, username: String? = nil) async throws(AuthorizationFailure) -> PasswordSignInOutcome {
         let idHash = Secrets.hash(pendingId)
         do {
             if pending.mode == .browser && pending.failedAttempts + 1 < Self.maxAttemptsPerPage {
                 var updated = pending
                 updated.failedAttempts += 1
                 updated.lastError = error.errorDescription
+                if let username, !username.isEmpty, username.utf8.count <= 256 { updated.loginHint = username }
                 try await pendingStore.updatePending(updated, idHash: idHash)
                 return .retry(pendingId: pendingId, message: error.errorDescription)
             }

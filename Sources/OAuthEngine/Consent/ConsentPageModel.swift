@@ -28,7 +28,7 @@ public struct ConsentPageModel: Sendable, Equatable {
     public var action: String
     /// Bound to the pending authorization and the browser.
     public var csrfToken: String
-    public var stylesheet: URL?
+    public var look: PageLook
 }
 
 /// What a consent request comes to.

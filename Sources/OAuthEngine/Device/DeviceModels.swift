@@ -30,7 +30,7 @@ public struct DeviceConfirmation: Sendable, Equatable {
     public var action: String
     /// Bound to the browser and the code.
     public var csrfToken: String
-    public var stylesheet: URL?
+    public var look: PageLook
 }
 
 /// The last page: the device is signed in, or it is not (and why).
@@ -38,7 +38,7 @@ public struct DeviceFinished: Sendable, Equatable {
     public var heading: String
     public var message: String
     public var signedIn: Bool
-    public var stylesheet: URL?
+    public var look: PageLook
     /// The device page, to type a code again (when not signed in).
     public var again: String?
 }

@@ -56,7 +56,7 @@ extension DeviceVerification {
     private func finish(_ parameters: OAuthParameters, flow: DeviceFlow, browser: BrowserContext) async throws -> DeviceResult {
         let now = context.clock.now()
         let client = try await clients.resolve(flow.clientId)
-        let stylesheet = client?.stylesheet
+        let look = client?.look ?? PageLook()
         if let error = parameters["error"] {
             if error == OAuthError.Code.accessDenied.rawValue {
                 _ = try await devices.settleDeviceAuthorization(deviceCodeHash: flow.deviceCodeHash, .denied, at: now)
@@ -64,7 +64,7 @@ extension DeviceVerification {
             }
             let description = parameters["error_description"] ?? "The sign-in did not complete."
             return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message: String(description.prefix(300)),
-                                                         signedIn: false, stylesheet: stylesheet, again: codePage), status: 400))
+                                                         signedIn: false, look: look, again: codePage), status: 400))
         }
         guard let client, let device = try await devices.deviceAuthorization(deviceCodeHash: flow.deviceCodeHash),
               device.state == .pending, now < device.expiresAt else {
@@ -83,7 +83,7 @@ extension DeviceVerification {
                                                           "address": browser.clientAddress]))
         let app = client.environment.name ?? client.appKey
         return DeviceResult(.finished(DeviceFinished(heading: "Device signed in", message: "You are signed in to \(app) on your device "
-            + "as \(session.userId). You can close this page and return to the device.", signedIn: true, stylesheet: stylesheet, again: nil),
+            + "as \(session.userId). You can close this page and return to the device.", signedIn: true, look: look, again: nil),
                                       status: 200), sso: cookie)
     }
 }

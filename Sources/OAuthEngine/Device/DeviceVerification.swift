@@ -56,7 +56,7 @@ public struct DeviceVerification: Sendable {
                 _ = try await devices.settleDeviceAuthorization(deviceCodeHash: device.deviceCodeHash, .denied, at: context.clock.now())
                 context.audit.record(AuditEvent(.deviceDenied, ["client": client.clientId, "address": browser.clientAddress]))
                 return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message: "You cancelled. "
-                    + "The device was not signed in; you can close this page.", signedIn: false, stylesheet: client.stylesheet, again: codePage), status: 200))
+                    + "The device was not signed in; you can close this page.", signedIn: false, look: client.look, again: codePage), status: 200))
             }
             return try await startSignIn(device, client: client, browser: browser, binding: binding)
         } catch {
@@ -82,7 +82,7 @@ public struct DeviceVerification: Sendable {
                 appName: client.environment.name ?? client.appKey, serviceName: client.service.name ?? client.service.id,
                 userCode: UserCode.display(code), access: Scopes.inWords(device.scope, staysSignedIn: client.service.refresh),
                 action: "\(context.issuer)/oauth/device/confirm",
-                csrfToken: Self.confirmToken(userCodeHash: device.userCodeHash, binding: binding), stylesheet: client.stylesheet)
+                csrfToken: Self.confirmToken(userCodeHash: device.userCodeHash, binding: binding), look: client.look)
             return DeviceResult(.confirm(confirmation), binding: binding)
         } catch let error as OAuthError where error.status == 429 {
             var refused = form(binding: binding, typed: typed, error: "Too many codes were tried from your network. "
@@ -103,7 +103,7 @@ public struct DeviceVerification: Sendable {
 
     var notUsable: DeviceFinished {
         DeviceFinished(heading: "Code not valid", message: "This code has expired or was used already. Start again on your device.",
-                       signedIn: false, stylesheet: nil, again: codePage)
+                       signedIn: false, look: PageLook(), again: codePage)
     }
 
     static func formToken(binding: String) -> String { Secrets.hash("device-code\u{0}\(binding)") }

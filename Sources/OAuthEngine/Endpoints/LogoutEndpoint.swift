@@ -13,7 +13,8 @@ public enum LogoutOutcome: Sendable, Equatable {
     case signedOut
     /// Ask the person first (docs/security.md, rules 7 and 12): a page with a form that POSTs these
     /// parameters back with `confirm` and the CSRF token.
-    case confirm(parameters: [String: String], clientName: String?)
+    /// `cancel`: where "Cancel" leads (the app's web origin), when there is one.
+    case confirm(parameters: [String: String], clientName: String?, cancel: String?)
 }
 
 /// `GET|POST /oauth/logout` (OIDC RP-initiated logout, docs/protocol.md, "GET, POST /oauth/logout";
@@ -77,7 +78,7 @@ public struct LogoutEndpoint: Sendable {
             guard let hintedSession, await sso.holds(hintedSession, ssoToken: ssoToken) else {
                 var carried: [String: String] = [:]
                 for name in ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"] { carried[name] = parameters[name] }
-                return .confirm(parameters: carried, clientName: client?.service.name)
+                return .confirm(parameters: carried, clientName: client.flatMap { $0.appName ?? $0.service.name }, cancel: client?.home)
             }
         }
         let entries = await sso.entries(ssoToken)

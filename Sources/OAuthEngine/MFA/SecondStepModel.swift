@@ -17,6 +17,9 @@ public struct SecondStepPageModel: Sendable, Equatable {
 
     public var kind: Kind
     public var heading: String
+    /// Who is signing in (the username as typed), so a person on a shared computer sees it is
+    /// not their sign-in.
+    public var account: String?
     /// Where the code form posts (`otp`, `csrf_token`).
     public var action: String
     /// Bound to the pending authorization and the browser.
@@ -38,7 +41,7 @@ public struct SecondStepPageModel: Sendable, Equatable {
     public var recoveryCodes: [String]
     /// Where "Continue" posts once the recovery codes were shown.
     public var continueAction: String?
-    public var stylesheet: URL?
+    public var look: PageLook
 }
 
 /// What a second-step request comes to.

@@ -30,11 +30,12 @@ extension SecondStepSignIn {
     func model(_ loaded: Loaded, showingCodes: Bool = false) async throws -> SecondStepPageModel {
         let client = loaded.client
         var model = SecondStepPageModel(
-            kind: .verify, heading: client.service.name ?? "Sign in", action: pageURL(loaded.id),
+            kind: .verify, heading: client.service.name ?? "Sign in", account: loaded.step.username.isEmpty ? nil : loaded.step.username,
+            action: pageURL(loaded.id),
             csrfToken: PendingAuthorizations.formToken(pendingId: loaded.id, browserBinding: loaded.binding),
             message: "", error: loaded.step.message, offersCode: true, inputMode: "numeric", totpSetup: nil,
             passkeyOptions: nil, passkeyAction: nil, passkeyCreates: false, recoveryCodes: [], continueAction: nil,
-            stylesheet: client.stylesheet)
+            look: client.look)
         switch loaded.step.purpose {
         case .challenge:
             model.kind = .challenge

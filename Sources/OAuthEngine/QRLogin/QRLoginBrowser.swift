@@ -12,13 +12,17 @@ public struct QRLoginDisplay: Sendable, Equatable {
     public var expiresAt: Date
     public var ttl: Int
     public var heading: String
-    public var stylesheet: URL?
+    public var look: PageLook
     /// Long-polled by the page; answers the state for the showing browser only.
     public var statusURL: String
     /// Where the page goes once the app answered (and the no-script "continue" link).
     public var finishURL: String
     /// A fresh code for the same sign-in.
     public var restartURL: String
+    /// The password form of the same sign-in (`/oauth/authenticate/{id}`), for a person who opened
+    /// the QR view on the phone that would have to scan it; nil where the sign-in's id is not at
+    /// hand (a new code after one expired: the browser's Back button still leads there).
+    public var passwordURL: String?
 }
 
 /// The state of a QR sign-in as its browser sees it.
@@ -64,8 +68,10 @@ public struct QRLoginBrowser: Sendable {
     public func start(pendingId: String, browserBinding: String?, userAgent: String?, acceptLanguage: String?,
                       clientAddress: String?) async throws(AuthorizationFailure) -> QRLoginDisplay {
         guard pendingId.utf8.count <= 128 else { throw Self.unknown }
-        return try await start(pendingIdHash: Secrets.hash(pendingId), browserBinding: browserBinding, userAgent: userAgent,
-                               acceptLanguage: acceptLanguage, clientAddress: clientAddress)
+        var display = try await start(pendingIdHash: Secrets.hash(pendingId), browserBinding: browserBinding, userAgent: userAgent,
+                                      acceptLanguage: acceptLanguage, clientAddress: clientAddress)
+        display.passwordURL = "\(context.issuer)/oauth/authenticate/\(pendingId)"
+        return display
     }
 
     /// A fresh code for the sign-in an expired one belonged to (same browser only).
@@ -195,7 +201,7 @@ public struct QRLoginBrowser: Sendable {
         let base = settings.qrURL?.absoluteString ?? "\(context.issuer)/oauth/qr"
         return QRLoginDisplay(
             code: code, payload: RedirectURL.build(base, [("code", code)]), expiresAt: login.expiresAt, ttl: settings.ttl,
-            heading: client.service.name ?? "Sign in", stylesheet: client.stylesheet,
+            heading: client.service.name ?? "Sign in", look: client.look,
             statusURL: RedirectURL.build("\(context.issuer)/oauth/qr/status", [("code", code)]),
             finishURL: RedirectURL.build("\(context.issuer)/oauth/qr/finish", [("code", code)]),
             restartURL: restartURL(code))

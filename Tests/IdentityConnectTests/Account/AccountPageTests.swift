@@ -40,7 +40,7 @@ struct AccountPageTests {
             #expect(account.browsers.first?.current == true)
             #expect(page.text.contains("From 127.0.0.1"))
             #expect(account.apps.isEmpty, "the account page's own sign-in holds no tokens")
-            #expect(page.text.contains(#"<button type="submit" class="inline danger" aria-label="Sign out Chrome 120 on macOS 10.15.7 (this browser)">"#))
+            #expect(page.text.contains(#"<button type="submit" class="inline secondary" aria-label="Sign out Chrome 120 on macOS 10.15.7 (this browser)">"#))
 
             // The same browser again: straight to the page.
             #expect(try await browser.get(AccountPaths.page(TestBroker.appKey)).text.contains(">Signed-in browsers</h2>"))
@@ -93,6 +93,9 @@ struct AccountPageTests {
                         || answer.text.contains(#"href="https://cdn.example.com/login.css""#))
                 let policy = answer.headers[.contentSecurityPolicy] ?? ""
                 #expect(policy.contains("style-src 'self' 'unsafe-inline' https://cdn.example.com") && policy.contains("frame-ancestors 'none'"),
+                        "\(policy)")
+                // The stylesheet's own images (a logo) and fonts load too.
+                #expect(policy.contains("img-src 'self' data: https://cdn.example.com;") && policy.contains("font-src https://cdn.example.com;"),
                         "\(policy)")
                 #expect(!policy.contains("script-src"), "no script on these pages")
             }

@@ -56,9 +56,7 @@ struct BrowserFlowTests {
     func wrongPasswordThenRetry() async throws {
         let broker = try await TestBroker.make()
         try await broker.withClient { client in
-            let page = try await client.get("/oauth/auth?" + formEncode([
-                ("client_id", TestBroker.appKey), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
-                ("code_challenge", Flows.challenge), ("code_challenge_method", "S256")]))
+            let page = try await Flows.loginPage(client)
             let form = try #require(LoginFormFields(html: page.text))
             let cookie = try #require(page.cookies["idc_csrf"])
             let wrong = try await client.postForm(pathOf(form.action), [("csrf_token", form.csrfToken), ("username", "alice"), ("password", "nope")],

@@ -18,6 +18,11 @@ struct MFABrowserTests {
         #expect(page.html.contains(#"name="otp""#) && page.html.contains(#"autocomplete="one-time-code""#))
         #expect(page.html.contains(#"<img id="totp-qr" src="data:image/png;base64,"#))
         #expect(page.passkeyButton?.contains("passkey") == true)
+        // A way forward (docs/mfa.md): who is signing in, the key as a link that opens the
+        // authenticator app on this phone, and one primary button (the passkey one is the other way).
+        #expect(page.html.contains(#"id="signed-in-as">Signing in as <strong>alice</strong>"#))
+        #expect(page.html.contains(#"id="totp-open" href="otpauth:"#))
+        #expect(page.html.contains(#"<button type="button" id="passkey" class="secondary""#))
         let action = try must(page.action), csrf = try must(page.csrfToken)
 
         let wrong = try await browser.post(action, [("csrf_token", csrf), ("otp", "000000")])
@@ -31,6 +36,10 @@ struct MFABrowserTests {
         let codes = codesPage.recoveryCodes
         #expect(codes.count == 10 && Set(codes).count == 10)
         #expect(codes.allSatisfy { $0.count == 19 })
+        // The codes as a file to download, and a copy button (shown by the page's script).
+        let download = try must(codesPage.html.firstMatch(of: /id="recovery-download" href="data:text\/plain;charset=utf-8,([^"]+)" download="recovery-codes.txt"/)?.1)
+        #expect(String(download).removingPercentEncoding == codes.joined(separator: "\n") + "\n")
+        #expect(codesPage.html.contains(#"id="recovery-copy""#))
         // Shown once: a reload does not show them again.
         #expect(MFAPage(html: try await browser.get(stepURL).text).recoveryCodes.isEmpty)
         let done = try await browser.post(try must(codesPage.continueAction), [("csrf_token", csrf)])

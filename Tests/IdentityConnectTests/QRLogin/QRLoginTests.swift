@@ -16,6 +16,12 @@ struct QRLoginTests {
             let browser = try await QRFlows.show(client)
             #expect(browser.page.text.contains(#"<img id="qr-code" src="data:image/png;base64,"#))
             #expect(browser.page.headers[.contentSecurityPolicy]?.contains("script-src 'nonce-") == true)
+            // On the phone that shows it, the code cannot be scanned: the password form of the same sign-in is a link away.
+            let password = try #require(QRFlows.capture(#"id="qr-password" href="([^"]+)""#, in: browser.page.text))
+            #expect(browser.page.text.contains(#"id="qr-password-phone""#))
+            let form = try await client.get(pathOf(password),
+                                            headers: [.cookie: "idc_csrf=\(browser.cookie)"])
+            #expect(form.status == .ok && form.text.contains(#"name="password""#), "\(form.text)")
             let token = try await QRFlows.appToken(client)
 
             let info = try await QRFlows.api(client, browser.code, token: token)

@@ -29,6 +29,14 @@ enum Flows {
         return try #require(answer.location)
     }
 
+    /// The hosted login page of a new code-flow authorization with PKCE (its `idc_csrf` cookie in
+    /// `cookies`).
+    static func loginPage(_ client: any TestClientProtocol, clientId: String = TestBroker.appKey) async throws -> TestResponse {
+        try await client.get("/oauth/auth?" + formEncode([
+            ("client_id", clientId), ("redirect_uri", TestBroker.redirect), ("response_type", "code"),
+            ("code_challenge", challenge), ("code_challenge_method", "S256")]))
+    }
+
     /// The automated grant: POST /oauth/auth, then credentials to the temp login URI.
     static func automatedLogin(_ client: any TestClientProtocol, clientId: String = TestBroker.appKey,
                                username: String = "alice", password: String = "alicepw",

@@ -50,11 +50,12 @@ struct LogoutEndpointTests {
         // Without a hint nothing names the client, so no post_logout_redirect_uri can be checked: none is sent.
         for (hint, sso) in [(tokens.id_token, nil), (nil, browser.ssoToken)] {
             let redirect = hint == nil ? nil : EngineFixture.redirect
-            guard case .confirm(let carried, let clientName) = try await Self.logout(fixture, hint: hint, redirect: redirect, ssoToken: sso) else {
+            guard case .confirm(let carried, let clientName, let cancel) = try await Self.logout(fixture, hint: hint, redirect: redirect, ssoToken: sso) else {
                 throw UnexpectedOutcome("a logout ended a session without asking")
             }
             #expect(carried["id_token_hint"] == hint && carried["state"] == "bye")
             #expect(clientName == (hint == nil ? nil : "Test users"))
+            #expect(cancel == (hint == nil ? nil : "https://app.example.com/"), "Cancel leads to the app's web origin")
         }
         #expect(try await Self.stillSignedIn(fixture, browser))
     }
