@@ -16,7 +16,8 @@
 # requests (docs/consent.md; `--screenshots docs/images` refreshes its screenshots); then
 # brand_test.py, the operator's branding and the pages' contrast (docs/configuration.md, "Branding"); then
 # mod_auth_openidc_test.py, Apache httpd with mod_auth_openidc as a relying party signed out by the
-# broker's back-channel logout.
+# broker's back-channel logout. Most of them run Tests/browser/accessibility.py's WCAG 2.2 AA audit
+# (contrast, labels, accessible names, a keyboard walk) on each page they visit; its self-test runs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="$(swift build --show-bin-path)/idconnect"
@@ -31,6 +32,7 @@ cp -r console-config "$work/config"
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+"$venv/bin/python" Tests/browser/accessibility.py
 "$venv/bin/python" Tests/browser/login_test.py "$base"
 "$venv/bin/python" Tests/browser/qr_login_test.py "$base"
 "$venv/bin/python" Tests/browser/way_forward_test.py "$base"

@@ -26,6 +26,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
+from accessibility import audit
 from account_support import (APP_SECRET, CHROME, FIREFOX, REDIRECT, Client, app_tokens, authorize_path, basic, bearer,
                              exchange_code, mobile_instance, serve, statement_key, token_state)
 from browser_support import add_passkey_authenticator, check, chromium, click_and_wait, fail, notice, sign_in, totp
@@ -96,6 +97,7 @@ def main():
         wait.until(ec.presence_of_element_located((By.ID, "browsers-heading")))
         check(me.current_url.startswith(f"{base}/account?client_id=kid_demo"), f"not back on the page: {me.current_url}")
         check(me.find_element(By.ID, "user-id").text == "alice", "the page does not show alice")
+        audit(me, "the account page")
         labels = [row.find_element(By.TAG_NAME, "strong").text for row in me.find_elements(By.CSS_SELECTOR, "li[data-session]")]
         check(any(label.startswith("Firefox 128 on Windows") for label in labels), f"the other browser is not listed: {labels}")
         check(len(me.find_elements(By.CSS_SELECTOR, "li[data-session] .tag")) == 1, "exactly one row is 'This browser'")

@@ -23,6 +23,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
+from accessibility import audit
 from account_support import add_redirect_uri, serve
 from browser_support import check, chromium
 from consent_test import authorize, logo_server, png
@@ -96,6 +97,7 @@ def main():
         for element in driver.find_elements(By.CSS_SELECTOR, "label, h1, p, a"):
             colour = rgb(style(driver, element, "color"))
             check(contrast(colour, white) >= 4.5, f"{element.text!r} has a contrast of {contrast(colour, white):.2f}:1")
+        audit(driver, "the branded login page")
         driver.set_window_size(1280, 900)
         check(driver.save_screenshot(os.path.join(shots, "login-branded-desktop.png")), "no desktop screenshot")
         driver.set_window_size(390, 844)

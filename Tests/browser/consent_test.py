@@ -27,6 +27,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
+from accessibility import audit
 from account_support import APP_SECRET, CHALLENGE, CHROME, REDIRECT, Client, basic, exchange_code, free_port, serve
 from account_support import add_redirect_uri
 from browser_support import check, chromium, click_and_wait, notice, sign_in
@@ -101,6 +102,7 @@ def go(driver, url):
 def on_consent_screen(driver, wait):
     wait.until(ec.presence_of_element_located((By.ID, "consent-form")))
     check("/oauth/consent/" in driver.current_url, f"not on the consent screen: {driver.current_url}")
+    audit(driver, "the consent screen")
 
 
 def screenshot(driver, path, width, height):

@@ -40,6 +40,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
+from accessibility import audit
 from account_support import APP_SECRET, REDIRECT, Client, authorize_path, basic, exchange_code, jwt_claims, serve
 from browser_support import (add_passkey_authenticator, check, chromium, click_and_wait, fail, notice, scan_qr, sign_in, totp,
                              totp_step)
@@ -138,12 +139,14 @@ def enrol(base, driver, sub_checks):
     decoded = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(uri).query))["secret"]
     passkey = driver.find_elements(By.ID, "passkey")
     check(passkey and "passkey" in passkey[0].text.lower(), "the enrolment page does not offer a passkey (issuer on localhost)")
+    audit(driver, "the second step's enrolment page")
 
     # A wrong code: the form again, the reason in words, the same key.
     enter_code(driver, wrong_code(decoded, totp_step()))
     error = refused(driver, "a wrong enrolment code")
     check("does not match" in error, f"the wrong enrolment code's reason: {error!r}")
     check(driver.find_element(By.ID, "totp-secret").text == secret_text, "the key changed after a wrong code")
+    audit(driver, "the enrolment page after a wrong code")
     check(scan_qr(driver.find_element(By.ID, "totp-qr")) == uri, "the QR code changed after a wrong code")
 
     # The code computed from the key in the QR code, as an authenticator app would.
@@ -154,6 +157,7 @@ def enrol(base, driver, sub_checks):
     check(len(codes) == 10 and len(set(codes)) == 10 and all(re.fullmatch(r"[A-Za-z0-9-]{8,}", c) for c in codes),
           f"ten distinct recovery codes: {codes}")
     check(not driver.find_elements(By.ID, "otp"), "the recovery-codes page still asks for a code")
+    audit(driver, "the recovery codes page")
     # Shown once: a reload shows none, and still lets the sign-in continue.
     driver.refresh()
     wait.until(ec.presence_of_element_located((By.ID, "continue")))

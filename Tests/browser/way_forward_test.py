@@ -22,6 +22,7 @@ from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser_support
+from accessibility import audit
 from browser_support import check, chromium
 
 browser_support.test_name = "way-forward browser test"
@@ -30,10 +31,10 @@ VERIFIER = "way-forward-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).rstrip(b"=").decode()
 
 
-def authorize_url(base):
+def authorize_url(base, **extra):
     return f"{base}/oauth/auth?" + urllib.parse.urlencode({
         "client_id": "kid_demo", "redirect_uri": REDIRECT, "response_type": "code", "scope": "openid",
-        "state": "wf", "code_challenge": CHALLENGE, "code_challenge_method": "S256"})
+        "state": "wf", "code_challenge": CHALLENGE, "code_challenge_method": "S256", **extra})
 
 
 def shot(driver, directory, name):
@@ -60,6 +61,7 @@ def main():
         check(phone_link.location["y"] < driver.find_element(By.ID, "qr-code").location["y"],
               "the password link is not above the code on a phone")
         shot(driver, shots, "qr-phone.png")
+        audit(driver, "the QR page on a phone")
         # A desktop: the block is hidden; the plain link stays under the code.
         driver.set_window_size(1280, 900)
         check(not driver.find_element(By.ID, "qr-password-phone").is_displayed(), "the phone block shows on a desktop")
@@ -79,6 +81,7 @@ def main():
         heading = wait.until(ec.presence_of_element_located((By.TAG_NAME, "h1")))
         check(heading.text == "Page not found", f"an unknown page shows {heading.text!r}")
         shot(driver, shots, "not-found.png")
+        audit(driver, "the page-not-found page")
 
         # A refused sign-out.
         driver.get(f"{base}/oauth/logout?" + urllib.parse.urlencode({
@@ -86,6 +89,18 @@ def main():
         heading = wait.until(ec.presence_of_element_located((By.TAG_NAME, "h1")))
         check(heading.text == "Sign-out problem", f"a refused sign-out shows {heading.text!r}")
         shot(driver, shots, "sign-out-problem.png")
+        audit(driver, "the sign-out problem page")
+        # The sign-out question, and the login form after a refused password.
+        driver.get(f"{base}/oauth/logout?client_id=kid_demo")
+        wait.until(ec.presence_of_element_located((By.ID, "confirm")))
+        audit(driver, "the sign-out question")
+        driver.get(authorize_url(base, prompt="login"))   # signed in above: ask again
+        wait.until(ec.presence_of_element_located((By.ID, "username"))).send_keys("alice")
+        driver.find_element(By.ID, "password").send_keys("wrong")
+        driver.find_element(By.ID, "submit").click()
+        wait.until(ec.presence_of_element_located((By.ID, "error")))
+        check(driver.switch_to.active_element.get_attribute("id") == "password", "the focus is not on the password")
+        audit(driver, "the login page after a refused password")
     finally:
         driver.quit()
     print(f"way-forward browser test: OK (screenshots in {shots})")

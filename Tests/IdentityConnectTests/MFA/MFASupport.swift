@@ -159,7 +159,7 @@ struct MFAPage {
     var error: String? { capture(#"id="error">([^<]+)<"#) }
     var continueAction: String? { capture(#"<form method="post" action="([^"]+)" id="continue-form""#) }
     var passkeyOptions: String? { capture(#"data-options="([^"]+)""#) }
-    var passkeyAction: String? { capture(#"id="passkey" data-options="[^"]+" data-action="([^"]+)""#) }
+    var passkeyAction: String? { capture(#"id="passkey" class="[^"]*" data-options="[^"]+" data-action="([^"]+)""#) }
     var passkeyButton: String? { capture(#"<button type="button" id="passkey"[^>]*>([^<]+)</button>"#) }
     var recoveryCodes: [String] {
         guard let list = capture(#"<ul class="accounts" id="recovery-codes">(.*?)</ul>"#) else { return [] }

@@ -27,7 +27,7 @@ struct LogoutSecurityTests {
             // Anyone holding the ID token (a resource server, a log) but not the browser's cookie.
             let remote = try await client.get("/oauth/logout?" + formEncode([("id_token_hint", idToken)]))
             #expect(remote.status == .ok)
-            #expect(remote.text.contains("Sign out?"))
+            #expect(remote.text.contains("Sign out of Test users?"), "the question names the app of the ID token")
             #expect(try await Flows.validate(client, access).status == .ok)
             // An access token is not an ID token.
             let asHint = try await client.get("/oauth/logout?" + formEncode([("id_token_hint", access)]))
