@@ -88,8 +88,8 @@ struct AuthorizeController {
     /// Renders what the authorization endpoint decided (also the account page's own sign-in).
     func render(_ outcome: AuthorizeOutcome) -> Response {
         switch outcome {
-        case .errorPage(let error):
-            return services.pages.errorPage(error)
+        case .errorPage(let error, let back):
+            return services.pages.errorPage(error, back: back)
         case .redirect(let answer, let sso):
             var response = services.pages.answer(answer)
             cookies.setSSO(sso, on: &response)

@@ -99,6 +99,7 @@ enum PageTemplates {
     <h1>{{heading}}</h1>
     <p class="error" role="alert">{{message}}</p>
     <p class="muted" id="advice">{{advice}} (Error code: {{code}}.)</p>
+    {{#back}}<a class="button secondary" id="back" href="{{back}}">Back to the app</a>{{/back}}
     </main></body></html>
     """
 }

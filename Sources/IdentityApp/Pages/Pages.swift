@@ -128,9 +128,10 @@ struct Pages: Sendable {
         }
     }
 
-    func errorPage(_ oauthError: OAuthError, topic: ErrorTopic = .signIn) -> Response {
+    /// `back`: a link to the app (its registered web origin), when the request named one.
+    func errorPage(_ oauthError: OAuthError, topic: ErrorTopic = .signIn, back: String? = nil) -> Response {
         let values: [String: Any] = [
-            "title": topic.heading, "heading": topic.heading, "advice": topic.advice,
+            "title": topic.heading, "heading": topic.heading, "advice": topic.advice, "back": back ?? false,
             "message": oauthError.errorDescription, "code": oauthError.code.rawValue,
         ]
         let status = oauthError.status >= 500 || oauthError.status == 429 || oauthError.status == 404 ? oauthError.status : 400

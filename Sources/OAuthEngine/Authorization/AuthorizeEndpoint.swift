@@ -47,7 +47,12 @@ public struct AuthorizeEndpoint: Sendable {
                                                     request.errorTarget)
             }
         } catch {
-            return AuthorizeResult(outcome: Self.outcome(for: error), binding: nil, clearWebSSO: false)
+            var outcome = Self.outcome(for: error)
+            if case .errorPage(let refusal, _) = outcome, let named = given["client_id"], named.utf8.count <= 256,
+               let client = try? await clients.resolve(named, in: state) {
+                outcome = .errorPage(refusal, back: client.home)
+            }
+            return AuthorizeResult(outcome: outcome, binding: nil, clearWebSSO: false)
         }
         return await proceed(request, parameters: parameters, browser: browser)
     }

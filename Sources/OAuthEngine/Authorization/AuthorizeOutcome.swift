@@ -60,8 +60,9 @@ public struct AccountChooserModel: Sendable, Equatable {
 /// only renders it.
 public enum AuthorizeOutcome: Sendable, Equatable {
     /// An error page; never a redirect (the client or redirect URI cannot be trusted, or the
-    /// request could not be taken in).
-    case errorPage(OAuthError)
+    /// request could not be taken in). `back`: the named client's web origin, which the operator
+    /// registered, as the page's way back to the app (nil when no configured client was named).
+    case errorPage(OAuthError, back: String? = nil)
     /// Back to the client with a code or an error; `sso` is a new SSO cookie to set.
     case redirect(ClientAnswer, sso: SSOCookie? = nil)
     /// On to the second-step page of this sign-in (docs/mfa.md).

@@ -45,6 +45,21 @@ struct WayForwardPageTests {
         }
     }
 
+    @Test("an authorization that cannot go back to its redirect URI: the page links to the app's registered origin, never to what was sent")
+    func errorPageLeadsBack() async throws {
+        let broker = try await TestBroker.make()
+        try await broker.withClient { client in
+            let wrong = try await client.get("/oauth/auth?" + formEncode([
+                ("client_id", TestBroker.appKey), ("redirect_uri", "https://evil.example/cb"), ("response_type", "code")]))
+            #expect(wrong.status == .badRequest && wrong.text.contains("<h1>Sign-in problem</h1>"))
+            #expect(wrong.text.contains(#"<a class="button secondary" id="back" href="https://app.example.com/">Back to the app</a>"#))
+            #expect(!wrong.text.contains("evil.example/"), "the unregistered URI is not offered as a link")
+            let unknown = try await client.get("/oauth/auth?" + formEncode([
+                ("client_id", "kid_nobody"), ("redirect_uri", "https://evil.example/cb"), ("response_type", "code")]))
+            #expect(unknown.status == .badRequest && !unknown.text.contains(#"id="back""#), "no client, no way back to offer")
+        }
+    }
+
     @Test("sign-out: the confirmation names the app; a failed sign-out is a sign-out problem")
     func signOutPages() async throws {
         let broker = try await TestBroker.make()

@@ -37,7 +37,7 @@ struct RequestObjectTests {
     }
 
     static func errorPage(_ outcome: AuthorizeOutcome) -> OAuthError? {
-        if case .errorPage(let error) = outcome { return error }
+        if case .errorPage(let error, _) = outcome { return error }
         return nil
     }
 
