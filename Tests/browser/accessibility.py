@@ -130,7 +130,8 @@ def keyboard_problems(driver):
             return [f"the keyboard is trapped: Tab came back to {focused.tag_name}#{focused.get_attribute('id')}"]
         reached.append(focused)
     missing = [c for c in controls if c not in reached]
-    driver.execute_script("arguments[0] && arguments[0].focus && arguments[0].focus()", start)
+    driver.execute_script("document.activeElement && document.activeElement.blur();"
+                          "if (arguments[0] && arguments[0] !== document.body) arguments[0].focus()", start)
     return [f"Tab never reaches {c.tag_name}#{c.get_attribute('id') or c.text[:30]!r}" for c in missing]
 
 

@@ -123,6 +123,15 @@ def wrong_code(secret, step):
 
 # ---------------------------------------------------------------- the parts
 
+# Where enrol() writes its screenshots (--screenshots); None: none are taken.
+SHOTS = None
+
+
+def shoot(driver, name):
+    if SHOTS:
+        check(driver.save_screenshot(os.path.join(SHOTS, name)), f"could not write the screenshot {name}")
+
+
 def enrol(base, driver, sub_checks):
     """Part 1; returns (secret, the step enrolment accepted, the recovery codes)."""
     wait = WebDriverWait(driver, 15)
@@ -140,6 +149,7 @@ def enrol(base, driver, sub_checks):
     passkey = driver.find_elements(By.ID, "passkey")
     check(passkey and "passkey" in passkey[0].text.lower(), "the enrolment page does not offer a passkey (issuer on localhost)")
     audit(driver, "the second step's enrolment page")
+    shoot(driver, "mfa-enrol.png")
 
     # A wrong code: the form again, the reason in words, the same key.
     enter_code(driver, wrong_code(decoded, totp_step()))
@@ -158,6 +168,7 @@ def enrol(base, driver, sub_checks):
           f"ten distinct recovery codes: {codes}")
     check(not driver.find_elements(By.ID, "otp"), "the recovery-codes page still asks for a code")
     audit(driver, "the recovery codes page")
+    shoot(driver, "mfa-recovery-codes.png")
     # Shown once: a reload shows none, and still lets the sign-in continue.
     driver.refresh()
     wait.until(ec.presence_of_element_located((By.ID, "continue")))
@@ -301,7 +312,12 @@ def wrong_codes(base, secret, sub_checks):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
+    parser.add_argument("--screenshots", help="directory for mfa-enrol.png and mfa-recovery-codes.png (docs/images)")
     arguments = parser.parse_args()
+    global SHOTS
+    SHOTS = arguments.screenshots
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
     began = time.monotonic()
     work = tempfile.mkdtemp(prefix="idc-mfa-")
     process, base = serve(arguments.bin, work, mfa="required")

@@ -94,6 +94,7 @@ def main():
         driver.get(f"{base}/oauth/logout?client_id=kid_demo")
         wait.until(ec.presence_of_element_located((By.ID, "confirm")))
         audit(driver, "the sign-out question")
+        shot(driver, shots, "sign-out-question.png")
         driver.get(authorize_url(base, prompt="login"))   # signed in above: ask again
         wait.until(ec.presence_of_element_located((By.ID, "username"))).send_keys("alice")
         driver.find_element(By.ID, "password").send_keys("wrong")
@@ -101,6 +102,7 @@ def main():
         wait.until(ec.presence_of_element_located((By.ID, "error")))
         check(driver.switch_to.active_element.get_attribute("id") == "password", "the focus is not on the password")
         audit(driver, "the login page after a refused password")
+        shot(driver, shots, "login-retry.png")
     finally:
         driver.quit()
     print(f"way-forward browser test: OK (screenshots in {shots})")
