@@ -128,8 +128,13 @@ SHOTS = None
 
 
 def shoot(driver, name):
+    """The whole page from its top (tall enough for the enrolment page), then the window as before."""
     if SHOTS:
+        size = driver.get_window_size()
+        driver.set_window_size(900, 1300)
+        driver.execute_script("window.scrollTo(0, 0)")
         check(driver.save_screenshot(os.path.join(SHOTS, name)), f"could not write the screenshot {name}")
+        driver.set_window_size(size["width"], size["height"])
 
 
 def enrol(base, driver, sub_checks):

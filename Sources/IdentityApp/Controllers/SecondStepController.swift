@@ -20,6 +20,7 @@ struct SecondStepController {
         group.refuseOtherMethods("oauth/mfa/:id", allow: [.get, .post])
         group.refuseOtherMethods("oauth/mfa/:id/passkey", allow: [.post])
         group.refuseOtherMethods("oauth/mfa/:id/continue", allow: [.post])
+        group.refuseOtherMethods("oauth/mfa/:id/restart", allow: [.post])
         group.get("oauth/mfa/:id") { request, context in
             await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
                 try await engine.secondStep.page(id: Self.id(context), browser: services.browser(request, context))
@@ -43,6 +44,15 @@ struct SecondStepController {
             return await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
                 try await engine.secondStep.proceed(id: Self.id(context), parameters: parameters,
                                                     browser: services.browser(request, context))
+            }
+        }
+        group.post("oauth/mfa/:id/restart") { request, context in
+            let parameters: OAuthParameters
+            do { parameters = try await RequestParameters.body(request, context: context) } catch {
+                return services.pages.errorPage((error as? OAuthError) ?? .invalidRequest("The form could not be read."))
+            }
+            return await form(request) { () async throws(AuthorizationFailure) -> SecondStepOutcome in
+                try await engine.secondStep.restart(id: Self.id(context), parameters: parameters, browser: services.browser(request, context))
             }
         }
         group.post("oauth/mfa/:id/passkey") { request, context in

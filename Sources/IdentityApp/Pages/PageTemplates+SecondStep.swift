@@ -3,7 +3,9 @@
 extension PageTemplates {
     static let secondStep = layout + """
     <h1>{{heading}}</h1>
-    {{#account}}<p class="muted" id="signed-in-as">Signing in as <strong>{{account}}</strong>. Not you? Close this page and start again from the app.</p>{{/account}}
+    {{#account}}<p class="muted" id="signed-in-as">Signing in as <strong>{{account}}</strong>.{{^restartAction}} Not you? Close this page and start again from the app.{{/restartAction}}</p>
+    {{#restartAction}}<form method="post" action="{{restartAction}}" class="restart"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
+    <button type="submit" class="link" id="not-you">Not you? Sign in as someone else</button></form>{{/restartAction}}{{/account}}
     <p class="muted" id="mfa-message">{{message}}</p>
     {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
     {{#totpSetup}}

@@ -24,6 +24,7 @@ enum PageTemplates {
     .account{display:block;padding:.7rem;margin:.4rem 0;border:1px solid var(--field-border);border-radius:6px;color:inherit;text-decoration:none}
     button.secondary{background:#fff;color:var(--primary);border:1px solid var(--primary);margin-top:.6rem}
     a.button{display:block;box-sizing:border-box;text-align:center;margin-top:1rem;width:100%;padding:.7rem;border-radius:6px;background:var(--primary);color:#fff;text-decoration:none}
+    button.link{width:auto;margin:0 0 1rem;padding:0;background:none;border:0;color:var(--primary);text-decoration:underline;font-size:.85rem}
     a.button.secondary{background:#fff;color:var(--primary);border:1px solid var(--primary);margin-top:.6rem}
     .brand{display:flex;align-items:center;gap:.6rem;margin:0 0 1.2rem;font-weight:600;color:var(--text)}
     .brand img{max-height:40px;max-width:160px}

@@ -18,7 +18,7 @@ extension Pages {
             "codeLabel": Self.codeLabel(model), "submitLabel": model.kind == .enrol ? "Confirm" : "Continue",
             "recoveryCodes": model.recoveryCodes, "hasRecoveryCodes": !model.recoveryCodes.isEmpty,
             "continueAction": model.continueAction ?? false,
-            "account": model.account ?? false, "nonce": nonce,
+            "account": model.account ?? false, "nonce": nonce, "restartAction": model.restartAction ?? false,
             // One primary button: with a code form on the page, the passkey button is the other way.
             "passkeyClass": model.offersCode ? "secondary" : "",
             "recoveryDownload": Self.textDownload(model.recoveryCodes.joined(separator: "\n") + "\n"),

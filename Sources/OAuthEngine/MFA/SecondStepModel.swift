@@ -20,6 +20,9 @@ public struct SecondStepPageModel: Sendable, Equatable {
     /// Who is signing in (the username as typed), so a person on a shared computer sees it is
     /// not their sign-in.
     public var account: String?
+    /// "Not you?": where the form that starts the sign-in over posts (`csrf_token`); nil where it
+    /// cannot start over here (an identity source signed the person in).
+    public var restartAction: String?
     /// Where the code form posts (`otp`, `csrf_token`).
     public var action: String
     /// Bound to the pending authorization and the browser.

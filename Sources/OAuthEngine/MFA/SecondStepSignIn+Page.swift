@@ -31,7 +31,7 @@ extension SecondStepSignIn {
         let client = loaded.client
         var model = SecondStepPageModel(
             kind: .verify, heading: client.service.name ?? "Sign in", account: loaded.step.username.isEmpty ? nil : loaded.step.username,
-            action: pageURL(loaded.id),
+            restartAction: Self.canRestart(client) ? pageURL(loaded.id) + "/restart" : nil, action: pageURL(loaded.id),
             csrfToken: PendingAuthorizations.formToken(pendingId: loaded.id, browserBinding: loaded.binding),
             message: "", error: loaded.step.message, offersCode: true, inputMode: "numeric", totpSetup: nil,
             passkeyOptions: nil, passkeyAction: nil, passkeyCreates: false, recoveryCodes: [], continueAction: nil,

@@ -63,6 +63,31 @@ struct MFABrowserTests {
         }
     }
 
+    @Test("Not you?: the second step ends and the same authorization starts over on an empty login form in the same browser")
+    func notYou() async throws {
+        let broker = try await MFAFixture.make()
+        try await broker.withClient { client in
+            let browser = MFABrowser(client)
+            let stepURL = try must(try await browser.signIn().location)
+            let page = MFAPage(html: try await browser.get(stepURL).text)
+            let restart = try must(page.html.firstMatch(of: /<form method="post" action="([^"]+)" class="restart">/)?.1)
+            #expect(page.html.contains(#"id="not-you">Not you? Sign in as someone else</button>"#))
+            #expect(try await browser.post(String(restart), [("csrf_token", "forged")]).status == .badRequest, "the form's token is checked")
+            let started = try await browser.post(String(restart), [("csrf_token", try must(page.csrfToken))])
+            #expect(started.status == .seeOther)
+            let login = try must(started.location)
+            #expect(login.hasPrefix("http://localhost:8080/oauth/authenticate/"))
+            let form = try await browser.get(login)
+            #expect(form.status == .ok && form.text.contains(##"id="username" name="username" value="""##), "an empty login form")
+            #expect(try await browser.get(stepURL).status == .badRequest, "the second step is gone")
+            // The same authorization goes on: bob signs in and is asked for his own second factor.
+            let fields = try must(LoginFormFields(html: form.text))
+            let bob = try await browser.post(fields.action, [("csrf_token", fields.csrfToken), ("username", "bob"), ("password", "bobpw")])
+            #expect(bob.status == .seeOther && bob.location?.contains("/oauth/mfa/") == true, "\(bob.status)")
+            #expect(try await browser.get(try must(bob.location)).text.contains("Signing in as <strong>bob</strong>"))
+        }
+    }
+
     @Test("a second sign-in asks for the code: wrong code shows the form with the reason, replay refused, recovery code once")
     func verify() async throws {
         let broker = try await MFAFixture.make()
