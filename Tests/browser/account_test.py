@@ -109,6 +109,7 @@ def main():
         click_and_wait(me, me.find_element(By.ID, "setup-authenticator"))
         secret = wait.until(ec.presence_of_element_located((By.ID, "totp-secret"))).text
         check(me.find_element(By.ID, "totp-qr").get_attribute("src").startswith("data:image/png;base64,"), "no QR code")
+        audit(me, "the account's authenticator set-up page")
         me.find_element(By.ID, "otp").send_keys(totp(secret))
         click_and_wait(me, me.find_element(By.ID, "submit"))
         check(notice(me, wait).startswith("Authenticator app set up"), "the authenticator app was not set up")
@@ -120,6 +121,7 @@ def main():
         add_passkey_authenticator(me)
         click_and_wait(me, me.find_element(By.ID, "add-passkey"))
         name = wait.until(ec.presence_of_element_located((By.ID, "passkey-name")))
+        audit(me, "the account's add-a-passkey page")
         name.clear()
         name.send_keys("This laptop")
         click_and_wait(me, me.find_element(By.ID, "passkey"))
