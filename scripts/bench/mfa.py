@@ -59,8 +59,11 @@ class _Browser:
         return answer.status if hasattr(answer, "status") else answer.code, answer.headers, answer.read().decode()
 
 
-def _form(page):
-    action = re.search(r'<form method="post" action="([^"]+)"', page)
+def _form(page, form_id=None):
+    """The action and CSRF token of the page's form — the one with `form_id` where the page has
+    several (the second step also has the "Not you?" form first)."""
+    tail = f' id="{form_id}"' if form_id else ""
+    action = re.search(r'<form method="post" action="([^"]+)"' + tail, page)
     token = re.search(r'name="csrf_token" value="([^"]+)"', page)
     if not action or not token:
         raise SystemExit(f"mfa bench: no form on the page: {page[:300]!r}")
@@ -81,11 +84,11 @@ def enrol(port, username):
         raise SystemExit(f"mfa bench: no enrolment page for {username}: {status} {page[:300]!r}")
     text = secret.group(1).replace(" ", "")
     key = base64.b32decode(text + "=" * (-len(text) % 8))
-    action, token = _form(page)
+    action, token = _form(page, "otp-form")
     step = int(time.time() // 30)
     status, headers, _ = browser.call(action, {"csrf_token": token, "otp": totp(key, step)})
     _, _, page = browser.call(headers.get("Location", ""))
-    action, token = _form(page)
+    action, token = _form(page, "continue-form")
     status, headers, _ = browser.call(action, {"csrf_token": token})
     if status != 302 or "code=" not in headers.get("Location", ""):
         raise SystemExit(f"mfa bench: enrolment of {username} did not finish: {status} {headers.get('Location')}")
