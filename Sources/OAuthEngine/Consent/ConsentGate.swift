@@ -90,14 +90,8 @@ public struct ConsentGate: Sendable {
         if let identity {
             step.sealedIdentity = try HeldIdentity.seal(identity, vault: context.vault, binding: VaultBindings.consent(idHash: idHash))
         }
-        var next = pending
-        next.mode = .browser
+        var next = pending.nextBrowserPage(at: context.clock.now())
         next.consent = step
-        next.secondStep = nil
-        next.failedAttempts = 0
-        next.lastError = nil
-        next.upstreamState = nil
-        next.expiresAt = context.clock.now().addingTimeInterval(TimeInterval(PendingAuthorizations.browserPageLifetime))
         if let consuming {
             guard try await pendingStore.consumePending(idHash: consuming) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))

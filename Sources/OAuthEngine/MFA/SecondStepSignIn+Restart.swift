@@ -16,14 +16,8 @@ extension SecondStepSignIn {
         guard Self.canRestart(loaded.client) else {
             throw .cannotRedirect(.invalidRequest("This sign-in cannot start over here. Close this page and start again from the app."))
         }
-        var next = loaded.pending
-        next.mode = .browser
-        next.secondStep = nil
-        next.consent = nil
-        next.failedAttempts = 0
-        next.lastError = nil
+        var next = loaded.pending.nextBrowserPage(at: context.clock.now())
         next.loginHint = nil
-        next.expiresAt = context.clock.now().addingTimeInterval(TimeInterval(PendingAuthorizations.browserPageLifetime))
         let newId = Secrets.randomToken()
         do {
             guard try await pendingStore.consumePending(idHash: loaded.idHash) else { throw Self.expired }

@@ -35,14 +35,8 @@ public struct SecondStepSignIn: Sendable {
             step.sealedIdentity = try HeldIdentity.seal(identity, vault: context.vault, binding: VaultBindings.secondStep("identity", idHash: idHash))
         }
         if let challenge { step.challenge = try sealed(challenge, rounds: 0, idHash: idHash) }
-        var next = pending
-        let now = context.clock.now()
-        next.mode = .browser
+        var next = pending.nextBrowserPage(at: context.clock.now())
         next.secondStep = step
-        next.failedAttempts = 0
-        next.lastError = nil
-        next.upstreamState = nil
-        next.expiresAt = now.addingTimeInterval(TimeInterval(PendingAuthorizations.browserPageLifetime))
         if let consuming {
             guard try await pendingStore.consumePending(idHash: consuming) else {
                 throw AuthorizationFailure.cannotRedirect(.invalidRequest("This sign-in was already completed."))
