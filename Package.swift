@@ -43,8 +43,10 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The hosted pages' words in every shipped language (no dependencies).
+        .target(name: "PageLanguages"),
         .target(name: "IdentityConfig", dependencies: [
-            "IdentityCore", "Yams", .product(name: "X509", package: "swift-certificates"),
+            "IdentityCore", "PageLanguages", "Yams", .product(name: "X509", package: "swift-certificates"),
         ]),
         // RS256 signing through OpenSSL 3's libcrypto (twice BoringSSL's rate here; JOSE's OpenSSLRSASigner).
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
@@ -84,12 +86,13 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ]),
         .target(name: "OAuthEngine", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "JOSE", "UserAgent", "OneTimePassword", "WebAuthn",
+            "IdentityCore", "IdentityConfig", "PageLanguages", "StoreContracts", "JOSE", "UserAgent", "OneTimePassword", "WebAuthn",
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
         .target(name: "IdentityApp", dependencies: [
-            "IdentityCore", "IdentityConfig", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode", "GeoIP", "WebAuthn",
+            "IdentityCore", "IdentityConfig", "PageLanguages", "StoreContracts", "SQLiteStore", "PostgresStore", "JOSE", "OAuthEngine", "QRCode",
+            "GeoIP", "WebAuthn",
             "EventLoopAffinity", "ConnectorHTTP", "BuildInfo",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Mustache", package: "swift-mustache"),
@@ -148,7 +151,7 @@ let package = Package(
             "AuthLinkKit", "IdentityCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Connectors/AuthLinkSample", exclude: ["users.json"]),
         .executableTarget(name: "idconnect", dependencies: [
-            "IdentityApp", "IdentityCore", "JOSE", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
+            "IdentityApp", "IdentityCore", "PageLanguages", "JOSE", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "OAuthConnectors", "SAMLConnector",
             "LDAPConnector", "EventLoopAffinity", "BuildInfo",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -162,16 +165,18 @@ let package = Package(
         .testTarget(name: "QRCodeTests", dependencies: ["QRCode"]),
         .testTarget(name: "UserAgentTests", dependencies: ["UserAgent"]),
         .testTarget(name: "OneTimePasswordTests", dependencies: ["OneTimePassword"]),
+        .testTarget(name: "PageLanguagesTests", dependencies: ["PageLanguages"]),
         .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", .product(name: "Crypto", package: "swift-crypto")],
                     exclude: ["Fixtures"]),
         // The engine's parts through their public API on `EngineFixture`: no HTTP server, no YAML.
         .testTarget(name: "OAuthEngineTests", dependencies: [
             "EngineTesting", "OAuthEngine", "StoreTesting", "StoreContracts", "IdentityConfig", "IdentityCore", "JOSE", "OneTimePassword",
+            "PageLanguages",
         ]),
         .testTarget(name: "IdentityConnectTests", dependencies: [
             "IdentityApp", "EngineTesting", "StaticConnector", "AuthLinkConnector", "SAMLWrapConnector", "AuthLinkKit", "OAuthConnectors", "SAMLConnector", "CXMLSec",
             "LDAPConnector", "LDAPClient", "StoreContracts", "StoreTesting", "SQLiteStore", "PostgresStore", "JOSE", "Yams", "GeoIP",
-            "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity", "BuildInfo",
+            "OneTimePassword", "WebAuthn", "FuzzEntries", "EventLoopAffinity", "BuildInfo", "PageLanguages",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),

@@ -53,6 +53,9 @@ public struct AuthService: Sendable {
     public var consent: ConsentSettings?
     /// How the hosted pages look for this service's clients, over the environment's `branding`.
     public var branding: PageBranding?
+    /// `locale`: the hosted pages' language when neither the app (`ui_locales`) nor the browser
+    /// (`Accept-Language`) names one the broker has (docs/languages.md).
+    public var locale: String?
     public var provider: ProviderSettings
     /// Where it was defined, for problems.
     public var location: SourceLocation

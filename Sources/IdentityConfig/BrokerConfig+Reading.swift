@@ -71,20 +71,22 @@ package struct BrokerConfigReader {
             reader.problem("validateAuth", "required takes Basic appKey:appSecret, which a \(method.rawValue) environment never sends; "
                            + "its back ends use POST /oauth/introspect")
         }
+        // Read first: its `strings` may add a language the environment's services name as `locale`.
+        let branding = reader.section("branding") { readBranding($0) }
         var environment = Environment(
             appKey: appKey,
             appSecret: appSecret,
             name: reader.string("name"),
             organization: reader.string("organization"),
             defaultAuthService: reader.string("defaultAuthService"),
-            authServices: reader.list("authServices") { readAuthService($0) } ?? [],
+            authServices: reader.list("authServices") { readAuthService($0, environmentBranding: branding) } ?? [],
             validateAuth: validateAuth,
             registration: reader.section("registration") { readRegistration($0) },
             dataLinks: reader.list("dataLinks") { readDataLink($0) } ?? [],
             apiResources: readAPIResources(reader),
             location: reader.node.location, keyPath: reader.node.keyPath)
         environment.clientAuth = clientAuth
-        environment.branding = reader.section("branding") { readBranding($0) }
+        environment.branding = branding
         environment.requireSignedRequestObject = reader.bool("requireSignedRequestObject") ?? false
         if environment.requireSignedRequestObject, (clientAuth?.method ?? .clientSecret) == .clientSecret {
             reader.problem("requireSignedRequestObject", "needs clientAuth private_key_jwt or client_secret_jwt: the keys its requests are signed with")
@@ -146,7 +148,7 @@ package struct BrokerConfigReader {
         return link
     }
 
-    func readAuthService(_ reader: ConfigReader) -> AuthService? {
+    func readAuthService(_ reader: ConfigReader, environmentBranding: PageBranding? = nil) -> AuthService? {
         let id = reader.string("id", required: true)
         if let id, id.isEmpty || id.contains(where: { $0.isWhitespace || $0 == "/" }) {
             reader.problem("id", "must be non-empty and contain no spaces or '/'")
@@ -194,6 +196,7 @@ package struct BrokerConfigReader {
         service.backchannelLogoutURI = readBackchannelLogoutURI(reader)
         service.consent = reader.section("consent") { readConsent($0) } ?? nil
         service.branding = reader.section("branding") { readBranding($0) }
+        service.locale = readLocale(reader, branding: service.branding?.over(environmentBranding) ?? environmentBranding)
         service.deviceGrant = deviceGrant
         service.tokenExchange = tokenExchange
         service.nativeSSO = nativeSSO

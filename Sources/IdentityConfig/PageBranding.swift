@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import PageLanguages
 
 /// `branding` of an environment or an auth service (docs/configuration.md, "Branding"): the
 /// operator's product name, logo, favicon and colours on every hosted page, and the "Forgot
@@ -18,6 +19,9 @@ public struct PageBranding: Sendable, Equatable {
     public var textColor: String?
     public var forgotPasswordURI: URL?
     public var helpURI: URL?
+    /// `strings`: the operator's wording per language (docs/languages.md), message id → text,
+    /// over the shipped catalogs; a language the broker does not ship, given whole, is added.
+    public var strings: [String: [String: String]] = [:]
 
     public init(productName: String? = nil, logoURI: URL? = nil, faviconURI: URL? = nil, primaryColor: String? = nil,
                 backgroundColor: String? = nil, textColor: String? = nil, forgotPasswordURI: URL? = nil, helpURI: URL? = nil) {
@@ -39,6 +43,14 @@ public struct PageBranding: Sendable, Equatable {
             faviconURI: faviconURI ?? fallback.faviconURI, primaryColor: primaryColor ?? fallback.primaryColor,
             backgroundColor: backgroundColor ?? fallback.backgroundColor, textColor: textColor ?? fallback.textColor,
             forgotPasswordURI: forgotPasswordURI ?? fallback.forgotPasswordURI, helpURI: helpURI ?? fallback.helpURI)
+            .wording(strings.merging(fallback.strings) { own, theirs in own.merging(theirs) { mine, _ in mine } })
+    }
+
+    /// These settings with `strings` as the operator's wording.
+    public func wording(_ strings: [String: [String: String]]) -> PageBranding {
+        var branding = self
+        branding.strings = strings
+        return branding
     }
 }
 
@@ -55,6 +67,7 @@ extension BrokerConfigReader {
         var branding = PageBranding(
             productName: name, logoURI: webLink(reader, "logoUri"), faviconURI: webLink(reader, "faviconUri"),
             forgotPasswordURI: webLink(reader, "forgotPasswordUri"), helpURI: webLink(reader, "helpUri"))
+        branding.strings = reader.section("strings") { readStrings($0) } ?? [:]
         _ = reader.section("colors") { colors in
             branding.primaryColor = Self.color(colors, "primary", against: "#ffffff", what: "white button text on it")
             branding.backgroundColor = Self.color(colors, "background", against: nil, what: "")

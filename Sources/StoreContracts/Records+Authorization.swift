@@ -58,6 +58,8 @@ public struct PendingAuthorization: Sendable, Codable, Equatable {
     public var consent: ConsentStep?
     /// The back end's permission request this sign-in answers (docs/consent.md).
     public var permissionId: String?
+    /// `ui_locales` (OIDC Core 3.1.2.1): the languages the app asked the pages to be in.
+    public var uiLocales: String?
 
     public init(clientId: String, appKey: String, authServiceId: String, redirectURI: String, scope: String,
                 state: String?, nonce: String?, codeChallenge: String?, mode: Mode, browserHash: String? = nil,

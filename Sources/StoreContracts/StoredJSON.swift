@@ -76,6 +76,7 @@ extension PendingAuthorization {
         object["stepUp"] = stepUp.map { .string($0.rawValue) }
         object["dpopJkt"] = dpopJkt.map { .string($0) }
         object["permissionId"] = permissionId.map { .string($0) }
+        object["uiLocales"] = uiLocales.map { .string($0) }
         return Data(JSONValue.serialize(object: object))
     }
 
@@ -97,6 +98,7 @@ extension PendingAuthorization {
             pending.maxAge = reader.optionalInt("maxAge")
             pending.dpopJkt = reader.optionalString("dpopJkt")
             pending.permissionId = reader.optionalString("permissionId")
+            pending.uiLocales = reader.optionalString("uiLocales")
             pending.online = reader.optionalBool("online")
             let responseMode = reader.optionalString("responseMode")
             pending.responseMode = responseMode.flatMap(ResponseMode.init(rawValue:))

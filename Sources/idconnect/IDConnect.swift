@@ -13,7 +13,7 @@ struct IDConnect: AsyncParsableCommand {
         commandName: "idconnect",
         abstract: "Identity Connect: an OAuth 2.0 / OpenID Connect broker for enterprise identity sources.",
         version: "idconnect \(BuildInfo.summary)",
-        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, InstancesCommand.self, SessionsCommand.self, ConsentsCommand.self, MFACommand.self, AuthLinkCommand.self, HashPassword.self, HealthcheckCommand.self, BenchCommand.self])
+        subcommands: [Serve.self, ConfigCommand.self, KeysCommand.self, VaultCommand.self, ClientsCommand.self, InstancesCommand.self, SessionsCommand.self, ConsentsCommand.self, MFACommand.self, AuthLinkCommand.self, HashPassword.self, HealthcheckCommand.self, BenchCommand.self, PageStringsCommand.self])
 }
 
 /// `--config` and `--storage` for the commands that work on stored state, and the operator

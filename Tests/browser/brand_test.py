@@ -32,15 +32,19 @@ browser_support.test_name = "brand browser test"
 PRIMARY = (122, 31, 31)   # #7a1f1f
 
 
-def with_branding(logo_origin):
-    def adjust(config):
-        add_redirect_uri(config, "http://localhost:3001/other", more=(
-            "        branding:\n"
+def branding_lines(logo_origin, colours=True):
+    """The demo auth service's `branding` (YAML lines): product name, logo, links, colours."""
+    return ("        branding:\n"
             "          productName: Acme Identity\n"
             f"          logoUri: {logo_origin}/logo.png\n"
             "          forgotPasswordUri: http://localhost:3000/reset\n"
             "          helpUri: http://localhost:3000/help\n"
-            "          colors: { primary: \"#7a1f1f\", background: \"#eef1f5\" }\n"))
+            + ("          colors: { primary: \"#7a1f1f\", background: \"#eef1f5\" }\n" if colours else ""))
+
+
+def with_branding(logo_origin):
+    def adjust(config):
+        add_redirect_uri(config, "http://localhost:3001/other", more=branding_lines(logo_origin))
     return adjust
 
 

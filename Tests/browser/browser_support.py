@@ -33,12 +33,16 @@ def check(condition, message):
         fail(message)
 
 
-def chromium(user_agent=None):
+def chromium(user_agent=None, language=None):
+    """Headless Chromium; `language` (a tag such as `de`) is what it asks for in Accept-Language."""
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=900,900"):
         options.add_argument(argument)
     if user_agent:
         options.add_argument(f"--user-agent={user_agent}")
+    if language:
+        options.add_argument(f"--lang={language}")
+        options.add_experimental_option("prefs", {"intl.accept_languages": language})
     options.binary_location = "/usr/bin/chromium"
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path="/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(20)

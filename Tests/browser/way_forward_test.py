@@ -75,6 +75,15 @@ def main():
         query = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(driver.current_url).query))
         check("code" in query and query.get("state") == "wf", f"the password form did not sign in: {driver.current_url}")
 
+        # Signed in now: the account chooser, and where a phone's camera app lands with a QR code.
+        driver.set_window_size(1280, 900)
+        driver.get(authorize_url(base, prompt="select_account"))
+        wait.until(ec.presence_of_element_located((By.ID, "another-account")))
+        audit(driver, "the account chooser")
+        driver.get(f"{base}/oauth/qr?code=00000000-0000-0000-0000-000000000000")
+        wait.until(ec.presence_of_element_located((By.TAG_NAME, "h1")))
+        audit(driver, "the QR code's landing page for a phone camera")
+
         # A page that does not exist.
         driver.set_window_size(1280, 900)
         driver.get(f"{base}/oauth/no-such-page")

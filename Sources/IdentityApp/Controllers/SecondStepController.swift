@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IdentityCore
 import OAuthEngine
+import PageLanguages
 
 /// The second step of a browser sign-in (docs/mfa.md): `GET|POST /oauth/mfa/{id}` (the page and
 /// its code form), `POST /oauth/mfa/{id}/passkey` (the page script's passkey answers, JSON) and
@@ -97,7 +98,8 @@ struct SecondStepController {
     private func json(_ outcome: SecondStepOutcome) -> Response {
         switch outcome {
         case .page(let model, let status):
-            return Responses.json(["error": model.error ?? "The passkey was not accepted."], status: .init(code: status))
+            let words = Pages.words(model.look)
+            return Responses.json(["error": words(model.error ?? "The passkey was not accepted.")], status: .init(code: status))
         case .next(let location):
             return Responses.json(["redirect": location])
         case .redirect(let answer):

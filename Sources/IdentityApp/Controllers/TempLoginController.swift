@@ -3,6 +3,7 @@ import Hummingbird
 import IdentityCore
 import StoreContracts
 import OAuthEngine
+import PageLanguages
 
 /// The temp login URI `/oauth/authenticate/{id}`: the login form posts here, and so do
 /// automated-grant clients and customers' own login pages (docs/protocol.md, "GET /oauth/auth" and
@@ -37,7 +38,8 @@ struct TempLoginController {
             return services.pages.errorPage(.invalidRequest("This sign-in page has expired. Start again from the app."))
         }
         return services.pages.loginPage(services.engine.authorize.loginForm(
-            id: id, client: client, binding: binding, username: pending.loginHint, error: pending.lastError))
+            id: id, client: client, binding: binding, username: pending.loginHint, error: pending.lastError.map(PageText.init(message:)),
+            uiLocales: pending.uiLocales))
     }
 
     func submit(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// The broker's own layers around every routed request, as one Hummingbird middleware: the request
 /// id and log line (`RequestLog`), the refusals (`RequestRefusals`), the JSON answer for whatever
-/// a route throws (`ErrorAnswers`), and under `IDCONNECT_EXECUTOR=loops` one turn in the event
+/// a route throws (`ErrorAnswers`), the reader's language for pages (`PageLanguageRequest`), and under `IDCONNECT_EXECUTOR=loops` one turn in the event
 /// loop's queue under load (`EventLoopTurns`).
 ///
 /// One middleware, not one per layer: a Hummingbird middleware's `handle` switches executors on
@@ -45,10 +45,13 @@ struct BrokerMiddleware: RouterMiddleware {
             ?? RequestRefusals.oversizedBody(request, limit: bodyLimit, exemptPrefix: bodyLimitExemptPrefix) {
             return refusal
         }
-        do {
-            return try await next(request, context)
-        } catch {
-            return ErrorAnswers.response(for: error, request: request, pages: pages, logger: context.logger)
+        // The reader's language for any page this request answers with (docs/languages.md).
+        return await PageLanguageRequest.$preferences.withValue(PageLanguageRequest.Preferences(request)) {
+            do {
+                return try await next(request, context)
+            } catch {
+                return ErrorAnswers.response(for: error, request: request, pages: pages, logger: context.logger)
+            }
         }
     }
 }

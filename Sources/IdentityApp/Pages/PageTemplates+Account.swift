@@ -27,158 +27,158 @@ extension PageTemplates {
     """
 
     static let account = layout + """
-    <h1>{{heading}}: your account</h1>
+    <h1>{{#t}}{{heading}}: your account{{/t}}</h1>
     {{#notice}}<p class="notice" role="status" id="notice">{{notice}}</p>{{/notice}}
     {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
     {{#hasRecoveryCodes}}
     <section aria-labelledby="codes-heading">
-    <h2 id="codes-heading">Your new recovery codes</h2>
-    <p class="muted">Each works once, in place of your second factor, if you lose it. They are shown only now.</p>
+    <h2 id="codes-heading">{{#t}}Your new recovery codes{{/t}}</h2>
+    <p class="muted">{{#t}}Each works once, in place of your second factor, if you lose it. They are shown only now.{{/t}}</p>
     <ul class="rows" id="recovery-codes">
     {{#recoveryCodes}}<li><code>{{.}}</code></li>
     {{/recoveryCodes}}</ul>
     </section>
     {{/hasRecoveryCodes}}
     <section aria-labelledby="user-heading">
-    <h2 id="user-heading">You</h2>
+    <h2 id="user-heading">{{#t}}You{{/t}}</h2>
     <dl class="user" id="user">
-    <dt>User id</dt><dd id="user-id">{{userId}}</dd>
-    {{#userName}}<dt>Name</dt><dd>{{userName}}</dd>{{/userName}}
-    {{#userEmail}}<dt>Email</dt><dd>{{userEmail}}</dd>{{/userEmail}}
-    {{#groups}}<dt>Groups</dt><dd>{{groups}}</dd>{{/groups}}
+    <dt>{{#t}}User id{{/t}}</dt><dd id="user-id">{{userId}}</dd>
+    {{#userName}}<dt>{{#t}}Name{{/t}}</dt><dd>{{userName}}</dd>{{/userName}}
+    {{#userEmail}}<dt>{{#t}}Email{{/t}}</dt><dd>{{userEmail}}</dd>{{/userEmail}}
+    {{#groups}}<dt>{{#t}}Groups{{/t}}</dt><dd>{{groups}}</dd>{{/groups}}
     </dl>
     </section>
 
     <section aria-labelledby="browsers-heading">
-    <h2 id="browsers-heading">Signed-in browsers</h2>
+    <h2 id="browsers-heading">{{#t}}Signed-in browsers{{/t}}</h2>
     <ul class="rows" id="browsers">
-    {{#browsers}}<li class="row" data-session="{{id}}"><strong>{{label}}</strong>{{#current}}<span class="tag">This browser</span>{{/current}}<br>
-    <span class="muted">{{#address}}From {{address}} · {{/address}}Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
+    {{#browsers}}<li class="row" data-session="{{id}}"><strong>{{label}}</strong>{{#current}}<span class="tag">{{#t}}This browser{{/t}}</span>{{/current}}<br>
+    <span class="muted">{{#address}}{{#t}}From {{address}}{{/t}} · {{/address}}{{#t}}Signed in {{{signedIn}}}{{/t}}{{#lastUsed}} · {{#t}}Last used {{{lastUsed}}}{{/t}}{{/lastUsed}}</span><br>
     <form method="post" action="{{signOutBrowserAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="session" value="{{id}}">
-    <button type="submit" class="inline secondary" aria-label="Sign out {{label}}{{#current}} (this browser){{/current}}">Sign out</button></form></li>
-    {{/browsers}}{{^browsers}}<li class="muted">No browser is signed in.</li>{{/browsers}}
+    <button type="submit" class="inline secondary" aria-label="{{#t}}Sign out {{label}}{{/t}}{{#current}} {{#t}}(this browser){{/t}}{{/current}}">{{#t}}Sign out{{/t}}</button></form></li>
+    {{/browsers}}{{^browsers}}<li class="muted">{{#t}}No browser is signed in.{{/t}}</li>{{/browsers}}
     </ul>
     </section>
 
     <section aria-labelledby="apps-heading">
-    <h2 id="apps-heading">Apps</h2>
+    <h2 id="apps-heading">{{#t}}Apps{{/t}}</h2>
     <ul class="rows" id="apps">
     {{#apps}}<li class="row" data-client="{{clientId}}"><strong>{{name}}</strong> <span class="muted">{{clientId}}</span><br>
-    <span class="muted">Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}} · Offline access: {{offline}}</span><br>
+    <span class="muted">{{#t}}Signed in {{{signedIn}}}{{/t}}{{#lastUsed}} · {{#t}}Last used {{{lastUsed}}}{{/t}}{{/lastUsed}} · {{#t}}Offline access: {{offline}}{{/t}}</span><br>
     <form method="post" action="{{removeAppAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="client" value="{{clientId}}">
-    <button type="submit" class="inline secondary" aria-label="Remove {{name}} ({{clientId}})">Remove</button></form></li>
-    {{/apps}}{{^apps}}<li class="muted">No app holds a sign-in of yours.</li>{{/apps}}
+    <button type="submit" class="inline secondary" aria-label="{{#t}}Remove {{name}} ({{clientId}}){{/t}}">{{#t}}Remove{{/t}}</button></form></li>
+    {{/apps}}{{^apps}}<li class="muted">{{#t}}No app holds a sign-in of yours.{{/t}}</li>{{/apps}}
     </ul>
     </section>
 
     {{#hasConsents}}<section aria-labelledby="consents-heading">
-    <h2 id="consents-heading">Apps you allowed</h2>
+    <h2 id="consents-heading">{{#t}}Apps you allowed{{/t}}</h2>
     <ul class="rows" id="consents">
     {{#consents}}<li class="row" data-client="{{clientId}}"><strong>{{name}}</strong> <span class="muted">{{clientId}}</span><br>
-    <span class="muted">May: {{allowed}}</span><br>
-    <span class="muted">Allowed {{{grantedAt}}}{{#changed}} · Last changed {{{updatedAt}}}{{/changed}}</span><br>
+    <span class="muted">{{#t}}May: {{allowed}}{{/t}}</span><br>
+    <span class="muted">{{#t}}Allowed {{{grantedAt}}}{{/t}}{{#changed}} · {{#t}}Last changed {{{updatedAt}}}{{/t}}{{/changed}}</span><br>
     <form method="post" action="{{removeConsentAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="client" value="{{clientId}}">
-    <button type="submit" class="inline secondary" aria-label="Remove the access of {{name}}">Remove access</button></form></li>
+    <button type="submit" class="inline secondary" aria-label="{{#t}}Remove the access of {{name}}{{/t}}">{{#t}}Remove access{{/t}}</button></form></li>
     {{/consents}}</ul>
     </section>{{/hasConsents}}
 
     {{#hasSharedSignIns}}<section aria-labelledby="shared-heading">
-    <h2 id="shared-heading">Apps signed in together on a device</h2>
+    <h2 id="shared-heading">{{#t}}Apps signed in together on a device{{/t}}</h2>
     <ul class="rows" id="shared-sign-ins">
     {{#sharedSignIns}}<li class="row" data-session="{{id}}"><strong>{{apps}}</strong><br>
-    <span class="muted">Signed in {{{signedIn}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
+    <span class="muted">{{#t}}Signed in {{{signedIn}}}{{/t}}{{#lastUsed}} · {{#t}}Last used {{{lastUsed}}}{{/t}}{{/lastUsed}}</span><br>
     <form method="post" action="{{signOutSharedAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="session" value="{{id}}">
-    <button type="submit" class="inline secondary" aria-label="Sign out {{apps}} on that device">Sign out all of them</button></form></li>
+    <button type="submit" class="inline secondary" aria-label="{{#t}}Sign out {{apps}} on that device{{/t}}">{{#t}}Sign out all of them{{/t}}</button></form></li>
     {{/sharedSignIns}}
     </ul>
     </section>{{/hasSharedSignIns}}
 
     <section aria-labelledby="devices-heading">
-    <h2 id="devices-heading">Devices</h2>
+    <h2 id="devices-heading">{{#t}}Devices{{/t}}</h2>
     <ul class="rows" id="devices">
     {{#devices}}<li class="row" data-device="{{clientId}}"><strong>{{deviceType}}</strong> <span class="muted">{{softwareId}}</span><br>
-    <span class="muted">{{clientId}} · Registered {{{registered}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
+    <span class="muted">{{clientId}} · {{#t}}Registered {{{registered}}}{{/t}}{{#lastUsed}} · {{#t}}Last used {{{lastUsed}}}{{/t}}{{/lastUsed}}</span><br>
     <form method="post" action="{{removeDeviceAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="device" value="{{clientId}}">
-    <button type="submit" class="inline danger" aria-label="Remove device {{deviceType}} {{clientId}}">Remove</button></form></li>
-    {{/devices}}{{^devices}}<li class="muted">No device is registered to you.</li>{{/devices}}
+    <button type="submit" class="inline danger" aria-label="{{#t}}Remove device {{deviceType}} {{clientId}}{{/t}}">{{#t}}Remove{{/t}}</button></form></li>
+    {{/devices}}{{^devices}}<li class="muted">{{#t}}No device is registered to you.{{/t}}</li>{{/devices}}
     </ul>
     </section>
 
     {{#factors}}
     <section aria-labelledby="factors-heading">
-    <h2 id="factors-heading">Second factors</h2>
-    {{#changesNeedSignIn}}<p class="muted">Adding or removing a second factor asks you to sign in again first.</p>{{/changesNeedSignIn}}
+    <h2 id="factors-heading">{{#t}}Second factors{{/t}}</h2>
+    {{#changesNeedSignIn}}<p class="muted">{{#t}}Adding or removing a second factor asks you to sign in again first.{{/t}}</p>{{/changesNeedSignIn}}
     <ul class="rows" id="factors">
-    <li class="row" id="authenticator"><strong>Authenticator app</strong><br>
-    {{#authenticatorSince}}<span class="muted">Set up {{{authenticatorSince}}}{{#authenticatorLastUsed}} · Last used {{{authenticatorLastUsed}}}{{/authenticatorLastUsed}}</span><br>
+    <li class="row" id="authenticator"><strong>{{#t}}Authenticator app{{/t}}</strong><br>
+    {{#authenticatorSince}}<span class="muted">{{#t}}Set up {{{authenticatorSince}}}{{/t}}{{#authenticatorLastUsed}} · {{#t}}Last used {{{authenticatorLastUsed}}}{{/t}}{{/authenticatorLastUsed}}</span><br>
     <form method="post" action="{{removeAuthenticatorAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    {{#lastFactor}}<label class="confirm"><input type="checkbox" id="confirm-remove-authenticator" required> It is my only second factor: remove it anyway</label>{{/lastFactor}}
-    <button type="submit" class="inline danger" id="remove-authenticator" aria-label="Remove the authenticator app">Remove</button></form>{{/authenticatorSince}}
-    {{^authenticatorSince}}<span class="muted">Not set up.</span>{{#offersAuthenticator}} <a class="button" id="setup-authenticator" href="{{setupAuthenticatorLink}}">Set up an authenticator app</a>{{/offersAuthenticator}}{{/authenticatorSince}}
+    {{#lastFactor}}<label class="confirm"><input type="checkbox" id="confirm-remove-authenticator" required> {{#t}}It is my only second factor: remove it anyway{{/t}}</label>{{/lastFactor}}
+    <button type="submit" class="inline danger" id="remove-authenticator" aria-label="{{#t}}Remove the authenticator app{{/t}}">{{#t}}Remove{{/t}}</button></form>{{/authenticatorSince}}
+    {{^authenticatorSince}}<span class="muted">{{#t}}Not set up.{{/t}}</span>{{#offersAuthenticator}} <a class="button" id="setup-authenticator" href="{{setupAuthenticatorLink}}">{{#t}}Set up an authenticator app{{/t}}</a>{{/offersAuthenticator}}{{/authenticatorSince}}
     </li>
-    <li class="row" id="passkeys"><strong>Passkeys</strong>
+    <li class="row" id="passkeys"><strong>{{#t}}Passkeys{{/t}}</strong>
     <ul class="rows">
     {{#passkeys}}<li class="row" data-passkey="{{id}}"><strong>{{name}}</strong><br>
-    <span class="muted">Added {{{added}}}{{#lastUsed}} · Last used {{{lastUsed}}}{{/lastUsed}}</span><br>
+    <span class="muted">{{#t}}Added {{{added}}}{{/t}}{{#lastUsed}} · {{#t}}Last used {{{lastUsed}}}{{/t}}{{/lastUsed}}</span><br>
     <form method="post" action="{{renamePasskeyAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="passkey" value="{{id}}">
-    <label class="visually-hidden" for="name-{{index}}">New name for {{name}}</label><input type="text" class="name" id="name-{{index}}" name="name" maxlength="64" value="{{name}}" required>
-    <button type="submit" class="inline" aria-label="Rename {{name}}">Rename</button></form>
+    <label class="visually-hidden" for="name-{{index}}">{{#t}}New name for {{name}}{{/t}}</label><input type="text" class="name" id="name-{{index}}" name="name" maxlength="64" value="{{name}}" required>
+    <button type="submit" class="inline" aria-label="{{#t}}Rename {{name}}{{/t}}">{{#t}}Rename{{/t}}</button></form>
     <form method="post" action="{{removePasskeyAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}"><input type="hidden" name="passkey" value="{{id}}">
-    {{#lastFactor}}<label class="confirm"><input type="checkbox" id="confirm-remove-passkey-{{index}}" required> It is my only second factor: remove it anyway</label>{{/lastFactor}}
-    <button type="submit" class="inline danger" aria-label="Remove passkey {{name}}">Remove</button></form></li>
-    {{/passkeys}}{{^passkeys}}<li class="muted">No passkey.</li>{{/passkeys}}
+    {{#lastFactor}}<label class="confirm"><input type="checkbox" id="confirm-remove-passkey-{{index}}" required> {{#t}}It is my only second factor: remove it anyway{{/t}}</label>{{/lastFactor}}
+    <button type="submit" class="inline danger" aria-label="{{#t}}Remove passkey {{name}}{{/t}}">{{#t}}Remove{{/t}}</button></form></li>
+    {{/passkeys}}{{^passkeys}}<li class="muted">{{#t}}No passkey.{{/t}}</li>{{/passkeys}}
     </ul>
-    {{#offersPasskeys}}<a class="button" id="add-passkey" href="{{addPasskeyLink}}">Add a passkey</a>{{/offersPasskeys}}
+    {{#offersPasskeys}}<a class="button" id="add-passkey" href="{{addPasskeyLink}}">{{#t}}Add a passkey{{/t}}</a>{{/offersPasskeys}}
     </li>
-    <li class="row" id="recovery"><strong>Recovery codes</strong><br>
-    <span class="muted" id="recovery-left">{{recoveryCodesLeft}} left</span>
+    <li class="row" id="recovery"><strong>{{#t}}Recovery codes{{/t}}</strong><br>
+    <span class="muted" id="recovery-left">{{#t}}{{recoveryCodesLeft}} left{{/t}}</span>
     {{#hasFactor}}<form method="post" action="{{renewRecoveryCodesAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <button type="submit" class="inline" id="renew-recovery-codes">Make new recovery codes</button></form>{{/hasFactor}}
+    <button type="submit" class="inline" id="renew-recovery-codes">{{#t}}Make new recovery codes{{/t}}</button></form>{{/hasFactor}}
     </li>
     </ul>
     </section>
     {{/factors}}
 
     <section aria-labelledby="everywhere-heading">
-    <h2 id="everywhere-heading">Sign out everywhere</h2>
-    <p class="muted">Ends every sign-in listed above, this browser's too.</p>
+    <h2 id="everywhere-heading">{{#t}}Sign out everywhere{{/t}}</h2>
+    <p class="muted">{{#t}}Ends every sign-in listed above, this browser's too.{{/t}}</p>
     <form method="post" action="{{signOutEverywhereAction}}"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <button type="submit" class="inline secondary" id="sign-out-everywhere">Sign out everywhere</button></form>
+    <button type="submit" class="inline secondary" id="sign-out-everywhere">{{#t}}Sign out everywhere{{/t}}</button></form>
     </section>
     </main></body></html>
     """
 
     static let accountAuthenticator = layout + """
-    <h1>Set up an authenticator app</h1>
+    <h1>{{#t}}Set up an authenticator app{{/t}}</h1>
     {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
-    <p class="muted">Scan this code with your authenticator app, then enter the 6-digit code it shows.</p>
-    <p style="text-align:center"><img id="totp-qr" src="{{image}}" width="{{size}}" height="{{size}}" alt="QR code for your authenticator app"></p>
-    <p class="muted">Cannot scan? Enter this key in the app: <code id="totp-secret">{{secret}}</code></p>
+    <p class="muted">{{#t}}Scan this code with your authenticator app, then enter the 6-digit code it shows.{{/t}}</p>
+    <p style="text-align:center"><img id="totp-qr" src="{{image}}" width="{{size}}" height="{{size}}" alt="{{#t}}QR code for your authenticator app{{/t}}"></p>
+    <p class="muted">{{#t}}Cannot scan? Enter this key in the app:{{/t}} <code id="totp-secret">{{secret}}</code></p>
     <form method="post" action="{{action}}" id="otp-form" autocomplete="off">
     <input type="hidden" name="csrf_token" value="{{csrfToken}}">
     <input type="hidden" name="setup" value="{{setup}}">
-    <label for="otp">Code from the authenticator app</label>
+    <label for="otp">{{#t}}Code from the authenticator app{{/t}}</label>
     <input type="text" id="otp" name="otp" inputmode="numeric" autocomplete="one-time-code" maxlength="64" required autofocus>
-    <button type="submit" id="submit">Confirm</button>
+    <button type="submit" id="submit">{{#t}}Confirm{{/t}}</button>
     </form>
-    <p><a href="{{back}}" id="back">Back to your account</a></p>
+    <p><a href="{{back}}" id="back">{{#t}}Back to your account{{/t}}</a></p>
     </main></body></html>
     """
 
     static let accountPasskey = layout + """
-    <h1>Add a passkey</h1>
-    <p class="muted">A passkey signs you in with your device's screen lock or a security key.</p>
-    <label for="passkey-name">Name for the passkey</label>
-    <input type="text" id="passkey-name" maxlength="64" value="Passkey" autocomplete="off">
-    <button type="button" id="passkey" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}">Create a passkey</button>
+    <h1>{{#t}}Add a passkey{{/t}}</h1>
+    <p class="muted">{{#t}}A passkey signs you in with your device's screen lock or a security key.{{/t}}</p>
+    <label for="passkey-name">{{#t}}Name for the passkey{{/t}}</label>
+    <input type="text" id="passkey-name" maxlength="64" value="{{#t}}Passkey{{/t}}" autocomplete="off">
+    <button type="button" id="passkey" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}" data-unsupported="{{#t}}This browser cannot create passkeys.{{/t}}" data-refused="{{#t}}The passkey was not added.{{/t}}" data-failed="{{#t}}The passkey was not created ({0}). Try again.{{/t}}">{{#t}}Create a passkey{{/t}}</button>
     <p class="error" role="alert" id="passkey-error" hidden></p>
-    <noscript><p class="muted">Passkeys need JavaScript.</p></noscript>
-    <p><a href="{{back}}" id="back">Back to your account</a></p>
+    <noscript><p class="muted">{{#t}}Passkeys need JavaScript.{{/t}}</p></noscript>
+    <p><a href="{{back}}" id="back">{{#t}}Back to your account{{/t}}</a></p>
     <script nonce="{{nonce}}">
     {{{script}}}
     (function () {
       var button = document.getElementById("passkey"), error = document.getElementById("passkey-error");
-      if (!window.PublicKeyCredential) { button.hidden = true; error.textContent = "This browser cannot create passkeys."; error.hidden = false; return; }
+      if (!window.PublicKeyCredential) { button.hidden = true; error.textContent = button.dataset.unsupported; error.hidden = false; return; }
       button.addEventListener("click", function () {
         var options = JSON.parse(button.dataset.options);
         button.disabled = true;
@@ -191,12 +191,12 @@ extension PageTemplates {
             .then(function (answer) {
               if (answer.redirect) { window.location.assign(answer.redirect); return; }
               button.disabled = false;
-              error.textContent = answer.error || "The passkey was not added.";
+              error.textContent = answer.error || button.dataset.refused;
               error.hidden = false;
             });
         }).catch(function (failure) {
           button.disabled = false;
-          error.textContent = "The passkey was not created (" + (failure && failure.name || "error") + "). Try again.";
+          error.textContent = button.dataset.failed.replace("{0}", failure && failure.name || "error");
           error.hidden = false;
         });
       });
@@ -206,9 +206,9 @@ extension PageTemplates {
     """
 
     static let accountSignedOut = layout + """
-    <h1>Signed out</h1>
+    <h1>{{#t}}Signed out{{/t}}</h1>
     <p class="notice" role="status" id="notice">{{message}}</p>
-    <p><a href="{{again}}" id="sign-in-again">Sign in to your account again</a></p>
+    <p><a href="{{again}}" id="sign-in-again">{{#t}}Sign in to your account again{{/t}}</a></p>
     </main></body></html>
     """
 }

@@ -4,22 +4,22 @@ extension PageTemplates {
     static let consent = layout + """
     <div class="consent-app">
     {{#logo}}<img id="app-logo" src="{{logo}}" alt="" width="48" height="48">{{/logo}}
-    <h1 id="heading">Allow {{appName}} to use your account?</h1>
+    <h1 id="heading">{{#t}}Allow {{appName}} to use your account?{{/t}}</h1>
     </div>
-    <p class="muted" id="signed-in-as">Signed in as <strong>{{account}}</strong> with {{serviceName}}.</p>
+    <p class="muted" id="signed-in-as">{{#t}}Signed in as <strong>{{account}}</strong> with {{serviceName}}.{{/t}}</p>
     <form method="post" action="{{action}}" id="consent-form">
     <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <fieldset class="scopes"><legend>{{appName}} asks to:</legend>
+    <fieldset class="scopes"><legend>{{#t}}{{appName}} asks to:{{/t}}</legend>
     <ul class="accounts" id="scopes">
     {{#scopes}}<li class="scope">{{#required}}<span class="scope-fixed" id="scope-{{name}}">{{description}}</span>{{/required}}{{^required}}<label><input type="checkbox" name="grant_{{name}}" id="scope-{{name}}" value="1" checked> {{description}}</label>{{/required}}</li>
     {{/scopes}}</ul>
     </fieldset>
-    {{#hasResources}}<p class="muted" id="resources">For: {{#resources}}<code>{{.}}</code> {{/resources}}</p>{{/hasResources}}
-    {{#hasLinks}}<p class="muted" id="app-links">{{#homepage}}<a id="app-home" href="{{homepage}}" rel="noopener noreferrer">About {{appName}}</a> {{/homepage}}{{#policy}}<a id="app-policy" href="{{policy}}" rel="noopener noreferrer">Privacy policy</a> {{/policy}}{{#terms}}<a id="app-terms" href="{{terms}}" rel="noopener noreferrer">Terms of service</a>{{/terms}}</p>{{/hasLinks}}
-    <button type="submit" name="decision" value="allow" id="allow">Allow</button>
-    <button type="submit" name="decision" value="deny" id="deny" class="secondary" formnovalidate>Deny</button>
+    {{#hasResources}}<p class="muted" id="resources">{{#t}}For:{{/t}} {{#resources}}<code>{{.}}</code> {{/resources}}</p>{{/hasResources}}
+    {{#hasLinks}}<p class="muted" id="app-links">{{#homepage}}<a id="app-home" href="{{homepage}}" rel="noopener noreferrer">{{#t}}About {{appName}}{{/t}}</a> {{/homepage}}{{#policy}}<a id="app-policy" href="{{policy}}" rel="noopener noreferrer">{{#t}}Privacy policy{{/t}}</a> {{/policy}}{{#terms}}<a id="app-terms" href="{{terms}}" rel="noopener noreferrer">{{#t}}Terms of service{{/t}}</a>{{/terms}}</p>{{/hasLinks}}
+    <button type="submit" name="decision" value="allow" id="allow">{{#t}}Allow{{/t}}</button>
+    <button type="submit" name="decision" value="deny" id="deny" class="secondary" formnovalidate>{{#t}}Deny{{/t}}</button>
     </form>
-    <p class="muted">You can remove this app's access at any time on your account page.</p>
+    <p class="muted">{{#t}}You can remove this app's access at any time on your account page.{{/t}}</p>
     </main></body></html>
     """
 

@@ -3,17 +3,17 @@
 extension PageTemplates {
     static let secondStep = layout + """
     <h1>{{heading}}</h1>
-    {{#account}}<p class="muted" id="signed-in-as">Signing in as <strong>{{account}}</strong>.{{^restartAction}} Not you? Close this page and start again from the app.{{/restartAction}}</p>
+    {{#account}}<p class="muted" id="signed-in-as">{{#t}}Signing in as <strong>{{account}}</strong>.{{/t}}{{^restartAction}} {{#t}}Not you? Close this page and start again from the app.{{/t}}{{/restartAction}}</p>
     {{#restartAction}}<form method="post" action="{{restartAction}}" class="restart"><input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <button type="submit" class="link" id="not-you">Not you? Sign in as someone else</button></form>{{/restartAction}}{{/account}}
+    <button type="submit" class="link" id="not-you">{{#t}}Not you? Sign in as someone else{{/t}}</button></form>{{/restartAction}}{{/account}}
     <p class="muted" id="mfa-message">{{message}}</p>
     {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
     {{#totpSetup}}
-    <h2 style="font-size:1.05rem">Authenticator app</h2>
-    <p class="muted">Scan this code with your authenticator app, then enter the 6-digit code it shows.</p>
-    <p style="text-align:center"><img id="totp-qr" src="{{image}}" width="{{size}}" height="{{size}}" alt="QR code for your authenticator app"></p>
-    <p class="muted">Cannot scan? Enter this key in the app: <code id="totp-secret">{{secret}}</code></p>
-    <p class="muted">On the phone with the authenticator app? <a id="totp-open" href="{{uri}}">Open it in the app</a>.</p>
+    <h2 style="font-size:1.05rem">{{#t}}Authenticator app{{/t}}</h2>
+    <p class="muted">{{#t}}Scan this code with your authenticator app, then enter the 6-digit code it shows.{{/t}}</p>
+    <p style="text-align:center"><img id="totp-qr" src="{{image}}" width="{{size}}" height="{{size}}" alt="{{#t}}QR code for your authenticator app{{/t}}"></p>
+    <p class="muted">{{#t}}Cannot scan? Enter this key in the app:{{/t}} <code id="totp-secret">{{secret}}</code></p>
+    <p class="muted">{{#t}}On the phone with the authenticator app?{{/t}} <a id="totp-open" href="{{uri}}">{{#t}}Open it in the app{{/t}}</a></p>
     {{/totpSetup}}
     {{#offersCode}}
     <form method="post" action="{{action}}" id="otp-form" autocomplete="off">
@@ -24,9 +24,9 @@ extension PageTemplates {
     </form>
     {{/offersCode}}
     {{#passkey}}
-    <button type="button" id="passkey" class="{{passkeyClass}}" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}" data-create="{{creates}}" data-page="{{page}}">{{label}}</button>
+    <button type="button" id="passkey" class="{{passkeyClass}}" data-options="{{options}}" data-action="{{action}}" data-csrf="{{csrfToken}}" data-create="{{creates}}" data-page="{{page}}" data-failed="{{#t}}The passkey was not used ({0}). Try again.{{/t}}">{{label}}</button>
     <p class="error" role="alert" id="passkey-error" hidden></p>
-    <noscript><p class="muted">Passkeys need JavaScript.</p></noscript>
+    <noscript><p class="muted">{{#t}}Passkeys need JavaScript.{{/t}}</p></noscript>
     <script nonce="{{nonce}}">
     {{{script}}}
     (function () {
@@ -57,7 +57,7 @@ extension PageTemplates {
             });
         }).catch(function (failure) {
           button.disabled = false;
-          error.textContent = "The passkey was not used (" + (failure && failure.name || "error") + "). Try again.";
+          error.textContent = button.dataset.failed.replace("{0}", failure && failure.name || "error");
           error.hidden = false;
         });
       });
@@ -65,14 +65,14 @@ extension PageTemplates {
     </script>
     {{/passkey}}
     {{#hasRecoveryCodes}}
-    <h2 style="font-size:1.05rem">Recovery codes</h2>
-    <p class="muted">Keep these codes somewhere safe. Each works once, in place of a code from your authenticator app or
-    your passkey, if you lose it. They are shown only now.</p>
+    <h2 style="font-size:1.05rem">{{#t}}Recovery codes{{/t}}</h2>
+    <p class="muted">{{#t}}Keep these codes somewhere safe. Each works once, in place of a code from your authenticator app or
+    your passkey, if you lose it. They are shown only now.{{/t}}</p>
     <ul class="accounts" id="recovery-codes">
     {{#recoveryCodes}}<li><code>{{.}}</code></li>
     {{/recoveryCodes}}</ul>
-    <p><a id="recovery-download" href="{{recoveryDownload}}" download="recovery-codes.txt">Download the codes</a>
-    <button type="button" id="recovery-copy" class="secondary" hidden>Copy the codes</button>
+    <p><a id="recovery-download" href="{{recoveryDownload}}" download="recovery-codes.txt">{{#t}}Download the codes{{/t}}</a>
+    <button type="button" id="recovery-copy" class="secondary" data-copied="{{#t}}Copied.{{/t}}" data-refused="{{#t}}Copying is not allowed here; use Download.{{/t}}" hidden>{{#t}}Copy the codes{{/t}}</button>
     <span id="recovery-copied" role="status" class="muted"></span></p>
     <script nonce="{{nonce}}">
     (function () {
@@ -81,8 +81,8 @@ extension PageTemplates {
       copy.hidden = false;
       copy.addEventListener("click", function () {
         var codes = Array.prototype.map.call(document.querySelectorAll("#recovery-codes code"), function (c) { return c.textContent; });
-        navigator.clipboard.writeText(codes.join("\n") + "\n").then(function () { said.textContent = "Copied."; },
-          function () { said.textContent = "Copying is not allowed here; use Download."; });
+        navigator.clipboard.writeText(codes.join("\n") + "\n").then(function () { said.textContent = copy.dataset.copied; },
+          function () { said.textContent = copy.dataset.refused; });
       });
     })();
     </script>
@@ -90,7 +90,7 @@ extension PageTemplates {
     {{#continueAction}}
     <form method="post" action="{{continueAction}}" id="continue-form">
     <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <button type="submit" id="continue">Continue</button>
+    <button type="submit" id="continue">{{#t}}Continue{{/t}}</button>
     </form>
     {{/continueAction}}
     </main></body></html>

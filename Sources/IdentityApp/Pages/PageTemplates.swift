@@ -3,7 +3,7 @@
 enum PageTemplates {
     static let layout = """
     <!doctype html>
-    <html lang="en">
+    <html lang="{{lang}}" dir="{{dir}}">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -45,24 +45,24 @@ enum PageTemplates {
     {{#error}}<p class="error" role="alert" id="error">{{error}}</p>{{/error}}
     <form method="post" action="{{action}}" autocomplete="on">
     <input type="hidden" name="csrf_token" value="{{csrfToken}}">
-    <label for="username">Username</label>
+    <label for="username">{{#t}}Username{{/t}}</label>
     <input type="text" id="username" name="username" value="{{username}}" autocomplete="username" autocapitalize="none" required{{^retry}} autofocus{{/retry}}>
-    <label for="password">Password</label>
+    <label for="password">{{#t}}Password{{/t}}</label>
     <input type="password" id="password" name="password" autocomplete="current-password" required{{#retry}} autofocus aria-invalid="true" aria-describedby="error"{{/retry}}>
-    <button type="submit" id="submit">Sign in</button>
+    <button type="submit" id="submit">{{#t}}Sign in{{/t}}</button>
     </form>
-    {{#qrStart}}<p style="text-align:center"><a id="qr-start" href="{{qrStart}}">Sign in with a QR code</a></p>{{/qrStart}}
-    {{#hasPageLinks}}<p class="page-links">{{#forgotPassword}}<a id="forgot-password" href="{{forgotPassword}}">Forgot password?</a>{{/forgotPassword}}{{#help}}<a id="help" href="{{help}}">Help</a>{{/help}}</p>{{/hasPageLinks}}
+    {{#qrStart}}<p style="text-align:center"><a id="qr-start" href="{{qrStart}}">{{#t}}Sign in with a QR code{{/t}}</a></p>{{/qrStart}}
+    {{#hasPageLinks}}<p class="page-links">{{#forgotPassword}}<a id="forgot-password" href="{{forgotPassword}}">{{#t}}Forgot password?{{/t}}</a>{{/forgotPassword}}{{#help}}<a id="help" href="{{help}}">{{#t}}Help{{/t}}</a>{{/help}}</p>{{/hasPageLinks}}
     </main></body></html>
     """
 
     static let accounts = layout + """
     <h1>{{heading}}</h1>
-    <p class="muted">Choose an account to continue.</p>
+    <p class="muted">{{#t}}Choose an account to continue.{{/t}}</p>
     <ul class="accounts">
     {{#accounts}}<li><a class="account" href="{{link}}"><strong>{{label}}</strong><br><span class="muted">{{detail}}</span></a></li>
     {{/accounts}}</ul>
-    <p><a id="another-account" href="{{anotherAccount}}">Use another account</a></p>
+    <p><a id="another-account" href="{{anotherAccount}}">{{#t}}Use another account{{/t}}</a></p>
     </main></body></html>
     """
 
@@ -70,37 +70,38 @@ enum PageTemplates {
     <h1>{{heading}}</h1>
     <form method="post" action="{{action}}" id="upstream">
     {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
-    {{/fields}}<noscript><button type="submit">Continue</button></noscript>
+    {{/fields}}<noscript><button type="submit">{{#t}}Continue{{/t}}</button></noscript>
     </form>
     <script nonce="{{nonce}}">document.getElementById("upstream").submit();</script>
     </main></body></html>
     """
 
     static let logoutConfirm = layout + """
-    <h1>{{#clientName}}Sign out of {{clientName}}?{{/clientName}}{{^clientName}}Sign out?{{/clientName}}</h1>
-    <p class="muted">{{#clientName}}{{clientName}} asks to sign you out. {{/clientName}}This signs you out of every app in this browser.</p>
+    <h1>{{#clientName}}{{#t}}Sign out of {{clientName}}?{{/t}}{{/clientName}}{{^clientName}}{{#t}}Sign out?{{/t}}{{/clientName}}</h1>
+    <p class="muted">{{#clientName}}{{#t}}{{clientName}} asks to sign you out.{{/t}} {{/clientName}}{{#t}}This signs you out of every app in this browser.{{/t}}</p>
     <form method="post" action="{{action}}">
     {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
     {{/fields}}<input type="hidden" name="csrf_token" value="{{csrfToken}}">
     <input type="hidden" name="confirm" value="yes">
-    <button type="submit" id="confirm">Sign out</button>
+    <button type="submit" id="confirm">{{#t}}Sign out{{/t}}</button>
     </form>
-    {{#cancel}}<a class="button secondary" id="cancel" href="{{cancel}}">Cancel: stay signed in</a>{{/cancel}}
-    {{^cancel}}<p class="muted" id="cancel-hint">To stay signed in, close this page.</p>{{/cancel}}
+    {{#cancel}}<a class="button secondary" id="cancel" href="{{cancel}}">{{#t}}Cancel: stay signed in{{/t}}</a>{{/cancel}}
+    {{^cancel}}<p class="muted" id="cancel-hint">{{#t}}To stay signed in, close this page.{{/t}}</p>{{/cancel}}
     </main></body></html>
     """
 
     static let signedOut = layout + """
-    <h1>Signed out</h1>
-    <p class="muted">You have been signed out. You can close this window.</p>
+    <h1>{{#t}}Signed out{{/t}}</h1>
+    <p class="muted">{{#t}}You have been signed out. You can close this window.{{/t}}</p>
     </main></body></html>
     """
 
     static let error = layout + """
     <h1>{{heading}}</h1>
     <p class="error" role="alert">{{message}}</p>
-    <p class="muted" id="advice">{{advice}} (Error code: {{code}}.)</p>
-    {{#back}}<a class="button secondary" id="back" href="{{back}}">Back to the app</a>{{/back}}
+    {{#details}}<p class="muted" id="details" lang="en">{{details}}</p>{{/details}}
+    <p class="muted" id="advice">{{advice}} {{#t}}(Error code: {{code}}.){{/t}}</p>
+    {{#back}}<a class="button secondary" id="back" href="{{back}}">{{#t}}Back to the app{{/t}}</a>{{/back}}
     </main></body></html>
     """
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import IdentityCore
 import Mustache
 import OAuthEngine
+import PageLanguages
 import QRCode
 import WebAuthn
 
@@ -13,11 +14,12 @@ extension Pages {
     func account(_ model: AccountPageModel, base: String, status: HTTPResponse.Status = .ok) -> Response {
         func action(_ path: String) -> String { Self.accountURL(base, path, model.clientId) }
         let rows: (Date) -> String = Self.time
-        var values = common(model.heading, model.look)
-        values["heading"] = model.heading
+        let words = Self.words(model.look)
+        var values = common(words(model.heading), model.look, words)
+        values["heading"] = words(model.heading)
         values["csrfToken"] = model.csrfToken
-        values["notice"] = model.notice ?? false
-        values["error"] = model.error ?? false
+        values["notice"] = model.notice.map { words($0) } ?? false
+        values["error"] = model.error.map { words($0) } ?? false
         values["recoveryCodes"] = model.recoveryCodes
         values["hasRecoveryCodes"] = !model.recoveryCodes.isEmpty
         values["userId"] = model.user.id
@@ -25,20 +27,20 @@ extension Pages {
         values["userEmail"] = model.user.email ?? false
         values["groups"] = model.user.groups.isEmpty ? false : model.user.groups.joined(separator: ", ")
         values["browsers"] = model.browsers.map { row -> [String: Any] in
-            ["id": row.id, "label": [row.browser, row.os.map { "on \($0)" }].compactMap { $0 }.joined(separator: " "),
+            ["id": row.id, "label": row.os.map { PageText.fill(words("{0} on {1}"), [row.browser, $0]) } ?? row.browser,
              "address": row.address ?? false, "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false,
              "current": row.isCurrent]
         }
         values["apps"] = model.apps.map { row -> [String: Any] in
             ["clientId": row.clientId, "name": row.name, "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false,
-             "offline": row.offlineAccess ? "yes" : "no"]
+             "offline": words(row.offlineAccess ? "yes" : "no")]
         }
         values["sharedSignIns"] = model.sharedSignIns.map { row -> [String: Any] in
             ["id": row.id, "apps": row.apps.joined(separator: ", "), "signedIn": rows(row.signedIn), "lastUsed": row.lastUsed.map(rows) ?? false]
         }
         values["hasSharedSignIns"] = !model.sharedSignIns.isEmpty
         values["consents"] = model.consents.map { row -> [String: Any] in
-            ["clientId": row.clientId, "name": row.name, "allowed": row.allowed.joined(separator: "; "), "grantedAt": rows(row.grantedAt),
+            ["clientId": row.clientId, "name": row.name, "allowed": row.allowed.map { words($0) }.joined(separator: "; "), "grantedAt": rows(row.grantedAt),
              "updatedAt": rows(row.updatedAt), "changed": row.updatedAt != row.grantedAt]
         }
         values["hasConsents"] = !model.consents.isEmpty
@@ -69,12 +71,13 @@ extension Pages {
                             ("renewRecoveryCodesAction", "/recovery-codes"), ("signOutEverywhereAction", "/sign-out-everywhere")] {
             values[key] = action(path)
         }
-        return accountHTML(accountTemplate.render(values), status: status, look: model.look)
+        return accountHTML(render(.account, words, values), status: status, look: model.look)
     }
 
     /// Setting up an authenticator app: the key as a QR code (rendered here) and as text.
     func accountAuthenticator(_ model: AuthenticatorSetupModel, base: String, status: HTTPResponse.Status = .ok) -> Response {
-        var values = common("Set up an authenticator app", model.look)
+        let words = Self.words(model.look)
+        var values = common(words("Set up an authenticator app"), model.look, words)
         do {
             let symbol = try QRCode.encode(model.uri, correction: .medium)
             values["image"] = try symbol.pngDataURL(moduleSize: 5, quietZone: 4)
@@ -85,36 +88,38 @@ extension Pages {
         values["secret"] = model.secret
         values["setup"] = model.sealedSetup
         values["csrfToken"] = model.csrfToken
-        values["error"] = model.error ?? false
+        values["error"] = model.error.map { words($0) } ?? false
         values["action"] = Self.accountURL(base, "/authenticator", model.clientId)
         values["back"] = Self.accountURL(base, "", model.clientId)
-        return accountHTML(accountAuthenticatorTemplate.render(values), status: status, look: model.look)
+        return accountHTML(render(.accountAuthenticator, words, values), status: status, look: model.look)
     }
 
     /// Adding a passkey: the broker's own script (inline under a nonce) runs the ceremony.
     func accountPasskey(_ model: PasskeySetupModel, base: String) -> Response {
         let nonce = Secrets.randomToken(bytes: 16)
-        var values = common("Add a passkey", model.look)
+        let words = Self.words(model.look)
+        var values = common(words("Add a passkey"), model.look, words)
         values["options"] = model.options
         values["csrfToken"] = model.csrfToken
         values["action"] = Self.accountURL(base, "/passkeys", model.clientId)
         values["back"] = Self.accountURL(base, "", model.clientId)
         values["nonce"] = nonce
         values["script"] = PasskeysScript.source
-        return accountHTML(accountPasskeyTemplate.render(values), status: .ok, look: model.look, scriptNonce: nonce)
+        return accountHTML(render(.accountPasskey, words, values), status: .ok, look: model.look, scriptNonce: nonce)
     }
 
     /// This browser's sign-in ended (signed out here, or everywhere).
-    func accountSignedOut(message: String, signInAgain: String, look: PageLook) -> Response {
-        var values = common("Signed out", look)
-        values["message"] = message
+    func accountSignedOut(message: PageText, signInAgain: String, look: PageLook) -> Response {
+        let words = Self.words(look)
+        var values = common(words("Signed out"), look, words)
+        values["message"] = words(message)
         values["again"] = signInAgain
         values["wide"] = false
-        return accountHTML(accountSignedOutTemplate.render(values), status: .ok, look: look)
+        return accountHTML(render(.accountSignedOut, words, values), status: .ok, look: look)
     }
 
-    private func common(_ title: String, _ look: PageLook) -> [String: Any] {
-        Self.with(look, ["title": title, "extraStyle": PageTemplates.accountStyle, "wide": true])
+    private func common(_ title: String, _ look: PageLook, _ words: PageWords) -> [String: Any] {
+        Self.with(look, words, ["title": title, "extraStyle": PageTemplates.accountStyle, "wide": true])
     }
 
     /// The HTML answer with the hosted pages' headers; a passkey page may run its nonce'd script.

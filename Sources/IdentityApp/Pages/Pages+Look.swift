@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import IdentityConfig
 import OAuthEngine
+import PageLanguages
 
 /// How a page looks (docs/configuration.md, "Branding"): what the layout takes from a
 /// `PageLook`, and the answer whose Content-Security-Policy admits exactly what the look loads.
@@ -27,9 +28,11 @@ extension Pages {
         return values
     }
 
-    /// `values` with the look's added (the page's own values win).
-    static func with(_ look: PageLook, _ values: [String: Any]) -> [String: Any] {
-        values.merging(lookValues(look)) { own, _ in own }
+    /// `values` with the look's and the page language's added (the page's own values win).
+    static func with(_ look: PageLook?, _ words: PageWords, _ values: [String: Any]) -> [String: Any] {
+        let own = values.merging(wordValues(words)) { own, _ in own }
+        guard let look else { return own }
+        return own.merging(lookValues(look)) { own, _ in own }
     }
 
     /// A hosted page in `look`: its CSP admits the stylesheet's origin (styles, images, fonts), the

@@ -3,6 +3,7 @@ import Hummingbird
 import IdentityCore
 import Mustache
 import OAuthEngine
+import PageLanguages
 import StoreContracts
 import QRCode
 
@@ -19,30 +20,35 @@ extension Pages {
             return errorPage(.wrapping(error, "QR code"))
         }
         let nonce = Secrets.randomToken(bytes: 16)
-        let values = Self.with(display.look, [
-            "title": display.heading, "heading": display.heading, "image": image, "size": size, "ttl": display.ttl,
+        let words = Self.words(display.look)
+        let values = Self.with(display.look, words, [
+            "title": words(display.heading), "heading": words(display.heading), "image": image, "size": size, "ttl": display.ttl,
             "statusURL": display.statusURL, "finishURL": display.finishURL, "restartURL": display.restartURL,
             "nonce": nonce, "passwordURL": display.passwordURL ?? false,
         ])
-        return Self.html(qrLoginTemplate.render(values), look: display.look, scriptNonce: nonce)
+        return Self.html(render(.qrLogin, words, values), look: display.look, scriptNonce: nonce)
     }
 
     /// The app refused: the way back carries `access_denied`, a link or (`form_post`) a form.
     func qrRefused(back: ClientAnswer) -> Response {
-        var values: [String: Any] = ["title": "Sign-in refused"]
+        let words = Self.words(nil)
+        var values = Self.with(nil, words, ["title": words("Sign-in refused")])
         if back.mode == .formPost {
             values["post"] = ["action": back.redirectURI, "fields": back.fields.map { ["name": $0.name, "value": $0.value] }] as [String: Any]
         } else {
             values["back"] = back.url
         }
-        return Responses.html(qrRefusedTemplate.render(values), status: .forbidden)
+        return Responses.html(render(.qrRefused, words, values), status: .forbidden)
     }
 
     func qrExpired(restart: String) -> Response {
-        Responses.html(qrExpiredTemplate.render(["title": "The code has expired", "restart": restart]), status: .gone)
+        let words = Self.words(nil)
+        return Responses.html(render(.qrExpired, words, Self.with(nil, words, ["title": words("The code has expired"), "restart": restart])),
+                              status: .gone)
     }
 
     func qrScanHint() -> Response {
-        Responses.html(qrScanHintTemplate.render(["title": "Scan with the app"]))
+        let words = Self.words(nil)
+        return Responses.html(render(.qrScanHint, words, Self.with(nil, words, ["title": words("Scan with the app")])))
     }
 }

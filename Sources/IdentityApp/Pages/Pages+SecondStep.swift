@@ -3,6 +3,7 @@ import Hummingbird
 import IdentityCore
 import Mustache
 import OAuthEngine
+import PageLanguages
 import QRCode
 import WebAuthn
 
@@ -11,11 +12,13 @@ extension Pages {
     /// inline under a nonce: no CDN), the authenticator-app QR code, or the recovery codes.
     func secondStep(_ model: SecondStepPageModel, status: HTTPResponse.Status = .ok) -> Response {
         let nonce = Secrets.randomToken(bytes: 16)
+        let words = Self.words(model.look)
         var values: [String: Any] = [
-            "title": model.heading, "heading": model.heading, "message": model.message, "error": model.error ?? false,
+            "title": words(model.heading), "heading": words(model.heading), "message": words(model.message),
+            "error": model.error.map { words($0) } ?? false,
             "action": model.action, "csrfToken": model.csrfToken, "offersCode": model.offersCode,
             "inputMode": model.inputMode, "autocomplete": model.inputMode == "numeric" ? "one-time-code" : "off",
-            "codeLabel": Self.codeLabel(model), "submitLabel": model.kind == .enrol ? "Confirm" : "Continue",
+            "codeLabel": words(Self.codeLabel(model)), "submitLabel": words(model.kind == .enrol ? "Confirm" : "Continue"),
             "recoveryCodes": model.recoveryCodes, "hasRecoveryCodes": !model.recoveryCodes.isEmpty,
             "continueAction": model.continueAction ?? false,
             "account": model.account ?? false, "nonce": nonce, "restartAction": model.restartAction ?? false,
@@ -36,10 +39,10 @@ extension Pages {
             values["passkey"] = [
                 "options": options, "action": action, "csrfToken": model.csrfToken, "creates": model.passkeyCreates ? "true" : "false",
                 "page": model.action, "nonce": nonce, "script": PasskeysScript.source,
-                "label": model.passkeyCreates ? "Create a passkey" : "Sign in with a passkey",
+                "label": words(model.passkeyCreates ? "Create a passkey" : "Sign in with a passkey"),
             ]
         }
-        return Self.html(secondStepTemplate.render(Self.with(model.look, values)), look: model.look, status: status, scriptNonce: nonce)
+        return Self.html(render(.secondStep, words, Self.with(model.look, words, values)), look: model.look, status: status, scriptNonce: nonce)
     }
 
     /// A `data:` URL of `text` as a plain-text file, for a download link.
@@ -47,11 +50,12 @@ extension Pages {
         "data:text/plain;charset=utf-8," + (text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
     }
 
+    /// The code field's label (a catalog message).
     static func codeLabel(_ model: SecondStepPageModel) -> String {
         switch model.kind {
         case .challenge: "Answer"
         case .enrol: "Code from the authenticator app"
-        case .verify, .recoveryCodes: model.passkeyOptions == nil || model.message.contains("6-digit") ? "Code" : "Recovery code"
+        case .verify, .recoveryCodes: model.passkeyOptions == nil || model.message.format.contains("6-digit") ? "Code" : "Recovery code"
         }
     }
 }

@@ -3,70 +3,38 @@ import Hummingbird
 import IdentityCore
 import Mustache
 import OAuthEngine
+import PageLanguages
 
 /// Renders the hosted pages. All values are HTML-escaped by Mustache.
 struct Pages: Sendable {
-    private let login: MustacheTemplate
-    private let error: MustacheTemplate
-    private let autoPost: MustacheTemplate
-    private let signedOut: MustacheTemplate
-    private let accounts: MustacheTemplate
-    private let logoutConfirm: MustacheTemplate
-    let qrLoginTemplate: MustacheTemplate
-    let qrRefusedTemplate: MustacheTemplate
-    let qrExpiredTemplate: MustacheTemplate
-    let qrScanHintTemplate: MustacheTemplate
-    let secondStepTemplate: MustacheTemplate
-    let accountTemplate: MustacheTemplate
-    let accountAuthenticatorTemplate: MustacheTemplate
-    let accountPasskeyTemplate: MustacheTemplate
-    let accountSignedOutTemplate: MustacheTemplate
-    let deviceCodeFormTemplate: MustacheTemplate
-    let deviceConfirmationTemplate: MustacheTemplate
-    let deviceFinishedTemplate: MustacheTemplate
-    let consentTemplate: MustacheTemplate
+    private let templates = TranslatedTemplates()
 
-    init() {
-        signedOut = try! MustacheTemplate(string: PageTemplates.signedOut)
-        autoPost = try! MustacheTemplate(string: PageTemplates.autoPost)
-        // The templates are fixed strings checked by the tests; failing here is a programming error.
-        login = try! MustacheTemplate(string: PageTemplates.login)
-        error = try! MustacheTemplate(string: PageTemplates.error)
-        accounts = try! MustacheTemplate(string: PageTemplates.accounts)
-        logoutConfirm = try! MustacheTemplate(string: PageTemplates.logoutConfirm)
-        qrLoginTemplate = try! MustacheTemplate(string: PageTemplates.qrLogin)
-        qrRefusedTemplate = try! MustacheTemplate(string: PageTemplates.qrRefused)
-        qrExpiredTemplate = try! MustacheTemplate(string: PageTemplates.qrExpired)
-        qrScanHintTemplate = try! MustacheTemplate(string: PageTemplates.qrScanHint)
-        secondStepTemplate = try! MustacheTemplate(string: PageTemplates.secondStep)
-        accountTemplate = try! MustacheTemplate(string: PageTemplates.account)
-        accountAuthenticatorTemplate = try! MustacheTemplate(string: PageTemplates.accountAuthenticator)
-        accountPasskeyTemplate = try! MustacheTemplate(string: PageTemplates.accountPasskey)
-        accountSignedOutTemplate = try! MustacheTemplate(string: PageTemplates.accountSignedOut)
-        deviceCodeFormTemplate = try! MustacheTemplate(string: PageTemplates.deviceCodeForm)
-        deviceConfirmationTemplate = try! MustacheTemplate(string: PageTemplates.deviceConfirmation)
-        deviceFinishedTemplate = try! MustacheTemplate(string: PageTemplates.deviceFinished)
-        consentTemplate = try! MustacheTemplate(string: PageTemplates.consent)
+    /// `page` in the language of `words`, filled with `values`.
+    func render(_ page: PageTemplate, _ words: PageWords, _ values: [String: Any]) -> String {
+        templates.template(page, words).render(values)
     }
 
     /// The `prompt=select_account` page.
     func accountChooser(_ chooser: AccountChooserModel) -> Response {
-        let values = Self.with(chooser.look, [
-            "title": chooser.heading, "heading": chooser.heading, "anotherAccount": chooser.anotherAccount,
+        let words = Self.words(chooser.look)
+        let values = Self.with(chooser.look, words, [
+            "title": words(chooser.heading), "heading": words(chooser.heading), "anotherAccount": chooser.anotherAccount,
             "accounts": chooser.accounts.map { ["label": $0.label, "detail": $0.detail, "link": $0.link] },
         ])
-        return Self.html(accounts.render(values), look: chooser.look)
+        return Self.html(render(.accounts, words, values), look: chooser.look)
     }
 
     /// After a refused password the username stays filled in and focus goes to the password,
     /// which the error describes.
     func loginPage(_ form: LoginFormModel) -> Response {
+        let words = Self.words(form.look)
         let retry = form.error != nil && !(form.username ?? "").isEmpty
-        let values = Self.with(form.look, [
-            "title": form.heading, "heading": form.heading, "action": form.action, "csrfToken": form.csrfToken,
-            "username": form.username ?? "", "error": form.error ?? false, "qrStart": form.qrStart ?? false, "retry": retry,
+        let values = Self.with(form.look, words, [
+            "title": words(form.heading), "heading": words(form.heading), "action": form.action, "csrfToken": form.csrfToken,
+            "username": form.username ?? "", "error": form.error.map { words($0) } ?? false, "qrStart": form.qrStart ?? false,
+            "retry": retry,
         ])
-        return Self.html(login.render(values), look: form.look)
+        return Self.html(render(.login, words, values), look: form.look)
     }
 
     /// Sends the browser to an identity source: a redirect, or an auto-submitting form (SAML HTTP-POST).
@@ -82,32 +50,35 @@ struct Pages: Sendable {
     }
 
     /// A page that posts `fields` to `url` as soon as it loads (its one script is allowed by a
-    /// nonce), with a button when scripts are off.
+    /// nonce), with a button when scripts are off. `title` and `heading` are catalog messages.
     func autoPosting(to url: String, fields: [(name: String, value: String)], title: String, heading: String) -> Response {
         let nonce = Secrets.randomToken(bytes: 16)
-        let values: [String: Any] = [
-            "title": title, "heading": heading, "action": url, "nonce": nonce,
+        let words = Self.words(nil)
+        let values = Self.with(nil, words, [
+            "title": words(title), "heading": words(heading), "action": url, "nonce": nonce,
             "fields": fields.map { ["name": $0.name, "value": $0.value] },
-        ]
-        return Responses.html(autoPost.render(values), scriptNonce: nonce)
+        ])
+        return Responses.html(render(.autoPost, words, values), scriptNonce: nonce)
     }
 
     /// Asks before signing out (docs/security.md, rule 7): a form that posts the logout request
     /// back with `confirm` and a CSRF token bound to this browser.
     func logoutConfirmation(action: String, fields: [(key: String, value: String)], csrfToken: String, clientName: String?,
                             cancel: String?) -> Response {
-        let values: [String: Any] = [
-            "title": "Sign out", "action": action, "csrfToken": csrfToken, "clientName": clientName ?? false, "cancel": cancel ?? false,
-            "fields": fields.map { ["name": $0.key, "value": $0.value] },
-        ]
-        return Responses.html(logoutConfirm.render(values))
+        let words = Self.words(nil)
+        let values = Self.with(nil, words, [
+            "title": words("Sign out"), "action": action, "csrfToken": csrfToken, "clientName": clientName ?? false,
+            "cancel": cancel ?? false, "fields": fields.map { ["name": $0.key, "value": $0.value] },
+        ])
+        return Responses.html(render(.logoutConfirm, words, values))
     }
 
     func signedOutPage() -> Response {
-        Responses.html(signedOut.render(["title": "Signed out"]))
+        let words = Self.words(nil)
+        return Responses.html(render(.signedOut, words, Self.with(nil, words, ["title": words("Signed out")])))
     }
 
-    /// What an error page is about: its heading and the way forward it suggests.
+    /// What an error page is about: its heading and the way forward it suggests (catalog messages).
     enum ErrorTopic {
         case signIn, signOut, notFound
 
@@ -128,14 +99,20 @@ struct Pages: Sendable {
         }
     }
 
-    /// `back`: a link to the app (its registered web origin), when the request named one.
+    /// `back`: a link to the app (its registered web origin), when the request named one. The
+    /// message is the error's description in the page's language when the catalog has it; else
+    /// what its code means in words, with the description (English, for the app's support) below.
     func errorPage(_ oauthError: OAuthError, topic: ErrorTopic = .signIn, back: String? = nil) -> Response {
-        let values: [String: Any] = [
-            "title": topic.heading, "heading": topic.heading, "advice": topic.advice, "back": back ?? false,
-            "message": oauthError.errorDescription, "code": oauthError.code.rawValue,
-        ]
+        let words = Self.words(nil)
+        let described = words.translation(ofMessage: oauthError.errorDescription)
+        let values = Self.with(nil, words, [
+            "title": words(topic.heading), "heading": words(topic.heading), "advice": words(topic.advice), "back": back ?? false,
+            "message": described ?? words(ErrorWords.meaning(of: oauthError.code)),
+            "details": described == nil && !oauthError.errorDescription.isEmpty ? oauthError.errorDescription : false,
+            "code": oauthError.code.rawValue,
+        ])
         let status = oauthError.status >= 500 || oauthError.status == 429 || oauthError.status == 404 ? oauthError.status : 400
-        var response = Responses.html(error.render(values), status: .init(code: status))
+        var response = Responses.html(render(.error, words, values), status: .init(code: status))
         if let retryAfter = oauthError.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }

@@ -33,6 +33,9 @@ public final class ConfigReader {
 
     public func has(_ key: String) -> Bool { entries.contains { $0.key == key } }
 
+    /// The map's keys, in the file's order (for maps keyed by the operator: languages, ids).
+    public var keys: [String] { entries.map(\.key) }
+
     /// The raw node for `key`, marking it as read.
     public func raw(_ key: String, required: Bool = false) -> ConfigNode? {
         consumed.insert(key)

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityConfig
 import IdentityCore
 import StoreContracts
@@ -82,12 +83,12 @@ struct AccountAccess: Sendable {
     }
 
     /// The account page again with `error` (400): a row that is not the user's, input refused.
-    func refuse(_ viewer: AccountViewer, _ error: String) async throws -> Never {
+    func refuse(_ viewer: AccountViewer, _ error: PageText) async throws -> Never {
         throw AccountAnswer(AccountResult(.page(try await listing.model(viewer, error: error), status: 400)))
     }
 
     /// The account page after an action, saying what it did.
-    func done(_ viewer: AccountViewer, _ notice: String, codes: [String] = []) async throws -> AccountResult {
+    func done(_ viewer: AccountViewer, _ notice: PageText, codes: [String] = []) async throws -> AccountResult {
         AccountResult(.page(try await listing.model(viewer, notice: notice, codes: codes), status: 200))
     }
 

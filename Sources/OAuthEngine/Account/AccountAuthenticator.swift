@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityConfig
 import IdentityCore
 import OneTimePassword
@@ -47,12 +48,13 @@ public struct AccountAuthenticator: Sendable {
                                                  client: viewer.client, address: request.clientAddress) {
             case .failure(let error):
                 let status = error.status == 429 ? 429 : 400
-                return AccountResult(.authenticatorSetup(try setupModel(viewer, secret: Array(secret), error: error.errorDescription),
+                return AccountResult(.authenticatorSetup(try setupModel(viewer, secret: Array(secret), error: PageText(message: error.errorDescription)),
                                                          status: status))
             case .success(let codes):
                 let viewer = try await changes.proved(["otp"], viewer)
-                return try await access.done(viewer, "Authenticator app set up: sign-ins now ask for its code."
-                    + (codes.isEmpty ? "" : " Keep the recovery codes below somewhere safe."), codes: codes)
+                let notice: PageText = "Authenticator app set up: sign-ins now ask for its code."
+                return try await access.done(viewer, notice.then(codes.isEmpty ? nil : "Keep the recovery codes below somewhere safe."),
+                                             codes: codes)
             }
         }
     }
@@ -67,7 +69,8 @@ public struct AccountAuthenticator: Sendable {
             }
             access.record(.mfaRemoved, viewer, ["method": "totp"])
             let left = try await changes.afterRemoval(viewer)
-            return try await access.done(viewer, "Authenticator app removed: its codes no longer work." + left)
+            let notice: PageText = "Authenticator app removed: its codes no longer work."
+            return try await access.done(viewer, notice.then(left))
         }
     }
 
@@ -100,12 +103,12 @@ public struct AccountAuthenticator: Sendable {
         }
     }
 
-    private func setupModel(_ viewer: AccountViewer, secret: [UInt8], error: String?) throws -> AuthenticatorSetupModel {
+    private func setupModel(_ viewer: AccountViewer, secret: [UInt8], error: PageText?) throws -> AuthenticatorSetupModel {
         let sealed = try context.vault.seal(Data(secret), VaultBindings.accountSetup(sessionId: viewer.session.id))
         let key = Base32.encode(secret)
         let grouped = stride(from: 0, to: key.count, by: 4).map { String(key.dropFirst($0).prefix(4)) }.joined(separator: " ")
         return AuthenticatorSetupModel(
-            heading: viewer.client.service.name ?? "Your account", clientId: viewer.client.clientId, csrfToken: viewer.csrfToken,
+            heading: viewer.client.service.name.map(PageText.init(verbatim:)) ?? "Your account", clientId: viewer.client.clientId, csrfToken: viewer.csrfToken,
             uri: factors.otpauthURI(secret: secret, owner: viewer.owner, username: viewer.session.userId, client: viewer.client),
             secret: grouped, sealedSetup: Base64URL.encode(Array(sealed)), error: error, look: viewer.client.look)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityConfig
 import IdentityCore
 import StoreContracts
@@ -66,8 +67,8 @@ public struct AccountEndpoint: Sendable {
     }
 
     /// Fixed messages a redirect back to the page may name (`notice=`); nothing else is shown.
-    static let notices = [
-        "signed_in_again": "You signed in again: for the next 5 minutes you can add or remove second factors.",
-        "passkey_added": "Passkey added.",
+    static let notices: [String: PageText] = [
+        "signed_in_again": PageText("You signed in again: for the next 5 minutes you can add or remove second factors."),
+        "passkey_added": PageText("Passkey added."),
     ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// What a change of second factors on the account page does besides the change itself (docs/mfa.md):
@@ -25,14 +26,14 @@ struct AccountFactorChanges: Sendable {
 
     /// After a factor was removed: with none left, the recovery codes go too (they stand in for
     /// a factor); returns what the page adds in words.
-    func afterRemoval(_ viewer: AccountViewer) async throws -> String {
+    func afterRemoval(_ viewer: AccountViewer) async throws -> PageText? {
         let enrolment = try await mfaStore.mfaEnrolment(subject: viewer.owner.subject)
-        guard enrolment?.hasFactor != true else { return "" }
+        guard enrolment?.hasFactor != true else { return nil }
         if (enrolment?.recoveryCodesLeft ?? 0) > 0 {
             try await mfaStore.replaceRecoveryCodes(subject: viewer.owner.subject, hashes: [], at: context.clock.now())
         }
         return viewer.client.service.mfa.mode == .required
-            ? " You have no second factor left: the next sign-in asks you to set one up."
-            : " You have no second factor left: sign-ins ask for your password only."
+            ? "You have no second factor left: the next sign-in asks you to set one up."
+            : "You have no second factor left: sign-ins ask for your password only."
     }
 }

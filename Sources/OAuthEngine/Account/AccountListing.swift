@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityConfig
 import IdentityCore
 import StoreContracts
@@ -45,7 +46,7 @@ struct AccountListing: Sendable {
     }
 
     /// Builds the page for `viewer`.
-    func model(_ viewer: AccountViewer, notice: String? = nil, error: String? = nil, codes: [String] = []) async throws -> AccountPageModel {
+    func model(_ viewer: AccountViewer, notice: PageText? = nil, error: PageText? = nil, codes: [String] = []) async throws -> AccountPageModel {
         let client = viewer.client
         let sessions = try await sessions(viewer)
         let families = try await liveFamilies(in: sessions)
@@ -55,7 +56,7 @@ struct AccountListing: Sendable {
             id: viewer.session.userId, name: attributes["name"]?.stringValue, email: attributes["email"]?.stringValue,
             groups: Self.strings(attributes["groups"]))
         var model = AccountPageModel(
-            heading: client.service.name ?? client.environment.name ?? "Your account", clientId: client.clientId,
+            heading: (client.service.name ?? client.environment.name).map(PageText.init(verbatim:)) ?? "Your account", clientId: client.clientId,
             csrfToken: viewer.csrfToken, notice: notice, error: error, recoveryCodes: codes, user: user,
             browsers: sessions.filter { isBrowser($0, viewer) }.map { browserRow($0, viewer) },
             apps: appRows(families), devices: instances.map { deviceRow($0, families) },

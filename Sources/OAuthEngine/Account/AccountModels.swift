@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 
 /// What the browser brought to an account page request (docs/account.md).
@@ -85,7 +86,7 @@ public struct AccountPageModel: Sendable, Equatable {
         public var clientId: String
         public var name: String
         /// What each granted scope lets the app do, in words.
-        public var allowed: [String]
+        public var allowed: [PageText]
         public var grantedAt: Date
         public var updatedAt: Date
     }
@@ -116,15 +117,15 @@ public struct AccountPageModel: Sendable, Equatable {
         public var changesNeedSignIn: Bool
     }
 
-    public var heading: String
+    public var heading: PageText
     /// The client id the page was opened with (forms post it back).
     public var clientId: String
     /// Bound to this browser's SSO cookie and session.
     public var csrfToken: String
     /// What the last action did, in words.
-    public var notice: String?
+    public var notice: PageText?
     /// Why the last action was refused, in words.
-    public var error: String?
+    public var error: PageText?
     /// Recovery codes to show once (just made).
     public var recoveryCodes: [String]
     public var user: User
@@ -143,7 +144,7 @@ public struct AccountPageModel: Sendable, Equatable {
 /// Setting up an authenticator app from the account page: the QR code's URI, the key as text, and
 /// the key sealed for the confirming form.
 public struct AuthenticatorSetupModel: Sendable, Equatable {
-    public var heading: String
+    public var heading: PageText
     public var clientId: String
     public var csrfToken: String
     public var uri: String
@@ -151,13 +152,13 @@ public struct AuthenticatorSetupModel: Sendable, Equatable {
     public var secret: String
     /// The key, sealed by the vault and bound to the session (a hidden form field).
     public var sealedSetup: String
-    public var error: String?
+    public var error: PageText?
     public var look: PageLook
 }
 
 /// Adding a passkey from the account page: the creation options for the page's script.
 public struct PasskeySetupModel: Sendable, Equatable {
-    public var heading: String
+    public var heading: PageText
     public var clientId: String
     public var csrfToken: String
     /// `navigator.credentials.create` options, JSON.
@@ -175,7 +176,7 @@ public enum AccountOutcome: Sendable, Equatable {
     /// 303 to this page (of the account pages).
     case redirect(String)
     /// This browser's sign-in ended: say so, and offer signing in again.
-    case signedOut(message: String, signInAgain: String, look: PageLook)
+    case signedOut(message: PageText, signInAgain: String, look: PageLook)
     case errorPage(OAuthError)
 }
 

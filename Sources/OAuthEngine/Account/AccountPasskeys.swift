@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 import StoreContracts
 import WebAuthn
@@ -36,7 +37,7 @@ public struct AccountPasskeys: Sendable {
                 try await access.refuse(viewer, "This sign-in does not use passkeys.")
             }
             return AccountResult(.passkeySetup(PasskeySetupModel(
-                heading: viewer.client.service.name ?? "Your account", clientId: viewer.client.clientId, csrfToken: viewer.csrfToken,
+                heading: viewer.client.service.name.map(PageText.init(verbatim:)) ?? "Your account", clientId: viewer.client.clientId, csrfToken: viewer.csrfToken,
                 options: options, look: viewer.client.look)))
         }
     }
@@ -106,7 +107,8 @@ public struct AccountPasskeys: Sendable {
             }
             access.record(.mfaRemoved, viewer, ["method": "webauthn", "credential": String(id.prefix(16))])
             let left = try await changes.afterRemoval(viewer)
-            return try await access.done(viewer, "Passkey “\(passkey.name)” removed: it no longer signs you in." + left)
+            let notice: PageText = "Passkey “\(passkey.name)” removed: it no longer signs you in."
+            return try await access.done(viewer, notice.then(left))
         }
     }
 }

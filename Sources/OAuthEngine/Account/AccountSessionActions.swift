@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 import StoreContracts
 
@@ -31,14 +32,15 @@ public struct AccountSessionActions: Sendable {
             let isThisBrowser = viewer.browserSessions.contains(target.id)
             access.record(.accountBrowserSignedOut, viewer, ["session": target.id, "this_browser": isThisBrowser ? "true" : "false"])
             let row = access.listing.browserRow(target, viewer)
-            let what = [row.browser, row.os.map { "on \($0)" }].compactMap { $0 }.joined(separator: " ")
+            let what = row.os.map { "\(row.browser) / \($0)" } ?? row.browser
             if target.id == viewer.session.id {
                 return AccountResult(.signedOut(
                     message: "You signed out this browser (\(what)). The apps that signed in through it must sign in again.",
                     signInAgain: access.urls.page(viewer.client.clientId), look: viewer.client.look))
             }
-            return try await access.done(viewer, "Signed out \(what)\(row.address.map { " (\($0))" } ?? ""): "
-                + "that browser and the apps that signed in through it must sign in again.")
+            let which = row.address.map { "\(what), \($0)" } ?? what
+            return try await access.done(viewer,
+                                         "Signed out \(which): that browser and the apps that signed in through it must sign in again.")
         }
     }
 
@@ -95,8 +97,8 @@ public struct AccountSessionActions: Sendable {
             }
             try await registration.revokeInstance(instance, by: "user")
             access.record(.accountDeviceRemoved, viewer, ["client": instance.clientId, "software_id": instance.softwareId])
-            return try await access.done(viewer, "Removed the \(instance.deviceType) device \(instance.clientId): "
-                + "its tokens no longer work and the app on it must register and sign in again.")
+            return try await access.done(viewer,
+                "Removed the \(instance.deviceType) device \(instance.clientId): its tokens no longer work and the app on it must register and sign in again.")
         }
     }
 
@@ -116,10 +118,9 @@ public struct AccountSessionActions: Sendable {
             }
             context.audit.sessionsEnded(ended, reason: .user, client: viewer.client.clientId)
             access.record(.accountSignedOutEverywhere, viewer, ["sessions": String(ended.count)])
-            let count = ended.count == 1 ? "1 sign-in" : "\(ended.count) sign-ins"
             return AccountResult(.signedOut(
-                message: "You signed out everywhere: \(count) ended (browsers, apps and devices). "
-                    + "Each must sign in again; devices stay registered.",
+                message:
+                    "You signed out everywhere: sign-ins ended: \(ended.count) (browsers, apps and devices). Each must sign in again; devices stay registered.",
                 signInAgain: access.urls.page(viewer.client.clientId), look: viewer.client.look))
         }
     }

@@ -35,6 +35,9 @@ public struct AuthorizationRequest: Sendable {
     /// The back end's permission request this authorization answers (docs/consent.md); set only
     /// from a permission's own link, never from a parameter.
     public var permissionId: String?
+    /// `ui_locales` (OIDC Core 3.1.2.1): the languages the app would like the pages in, in order
+    /// (at most 1000 bytes kept; docs/languages.md).
+    public var uiLocales: String?
 
     /// Where errors go once the redirect URI is known to be registered.
     public var errorTarget: ErrorRedirect { ErrorRedirect(redirectURI: redirectURI, state: state, issuer: issuer, mode: responseMode) }
@@ -196,6 +199,7 @@ extension AuthorizationRequest {
             client: client, redirectURI: redirectURI, scope: scope,
             state: parameters["state"], nonce: parameters["nonce"], codeChallenge: challenge,
             prompt: prompt, loginHint: parameters["login_hint"], resources: resources, maxAge: maxAge, claims: claims, online: online,
-            issuer: issuer, responseMode: responseMode, stepUp: stepUp, dpopJkt: dpopJkt)
+            issuer: issuer, responseMode: responseMode, stepUp: stepUp, dpopJkt: dpopJkt,
+            uiLocales: parameters["ui_locales"].flatMap { $0.utf8.count <= 1000 ? $0 : nil })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityConfig
 import IdentityCore
 import StoreContracts
@@ -205,7 +206,8 @@ public struct AuthorizeEndpoint: Sendable {
                 ("redirect_uri", request.redirectURI), ("login_hint", request.loginHint),
             ])), binding: binding)
         }
-        return result(.loginForm(loginForm(id: id, client: request.client, binding: binding, username: request.loginHint, error: nil)),
+        return result(.loginForm(loginForm(id: id, client: request.client, binding: binding, username: request.loginHint, error: nil,
+                                           uiLocales: request.uiLocales)),
                       binding: binding)
     }
 
@@ -238,21 +240,22 @@ public struct AuthorizeEndpoint: Sendable {
     public func tempLoginURI(_ id: String) -> String { "\(context.issuer)/oauth/authenticate/\(id)" }
 
     /// The hosted login form of pending authorization `id` in the browser holding `binding`.
-    public func loginForm(id: String, client: ResolvedClient, binding: String, username: String?, error: String?) -> LoginFormModel {
+    public func loginForm(id: String, client: ResolvedClient, binding: String, username: String?, error: PageText?,
+                          uiLocales: String? = nil) -> LoginFormModel {
         LoginFormModel(heading: Self.signInHeading(client), action: tempLoginURI(id),
                        csrfToken: PendingAuthorizations.formToken(pendingId: id, browserBinding: binding),
-                       username: username, error: error, look: client.look,
+                       username: username, error: error, look: client.look.reading(uiLocales),
                        qrStart: client.service.qrLogin == nil ? nil : "\(context.issuer)/oauth/qr/start/\(id)")
     }
 
     /// What the login form says the person signs in to: "Sign in to Expense Reports with
     /// Corporate sign-in" (the environment's `name`, the auth service's `name`), or what of it is
     /// configured.
-    static func signInHeading(_ client: ResolvedClient) -> String {
+    static func signInHeading(_ client: ResolvedClient) -> PageText {
         switch (client.appName, client.service.name) {
         case (let app?, let service?) where app != service: "Sign in to \(app) with \(service)"
         case (let app?, _): "Sign in to \(app)"
-        case (nil, let service?): service
+        case (nil, let service?): PageText(verbatim: service)
         case (nil, nil): "Sign in"
         }
     }
@@ -269,9 +272,9 @@ public struct AuthorizeEndpoint: Sendable {
             AccountChooserModel.Account(label: session.attributes["name"]?.stringValue ?? session.userId, detail: session.userId,
                                         link: RedirectURL.build(base, kept + [("login_hint", session.userId)]))
         }
-        return AccountChooserModel(heading: request.client.service.name ?? "Choose an account", accounts: accounts,
+        return AccountChooserModel(heading: request.client.service.name.map(PageText.init(verbatim:)) ?? "Choose an account", accounts: accounts,
                                    anotherAccount: RedirectURL.build(base, kept + [("prompt", "login")]),
-                                   look: request.client.look)
+                                   look: request.client.look.reading(request.uiLocales))
     }
 
     static func outcome(for failure: AuthorizationFailure) -> AuthorizeOutcome {

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 import StoreContracts
 
@@ -28,13 +29,13 @@ public struct BrowserContext: Sendable {
 
 /// The hosted login page of one pending authorization.
 public struct LoginFormModel: Sendable, Equatable {
-    public var heading: String
+    public var heading: PageText
     /// The temp login URI the form posts to.
     public var action: String
     /// Bound to the pending authorization and the browser (docs/security.md, rules 4 and 10).
     public var csrfToken: String
     public var username: String?
-    public var error: String?
+    public var error: PageText?
     /// How the page looks: the auth service's stylesheet and branding.
     public var look: PageLook
     /// "Sign in with a QR code", when the auth service has `qrLogin`.
@@ -49,7 +50,7 @@ public struct AccountChooserModel: Sendable, Equatable {
         public var link: String
     }
 
-    public var heading: String
+    public var heading: PageText
     public var accounts: [Account]
     /// The same request with `prompt=login`.
     public var anotherAccount: String
@@ -109,6 +110,6 @@ extension ResolvedClient {
         var stylesheet: URL?
         if case .css(let url) = service.customizedLogin { stylesheet = url }
         let branding = service.branding.map { $0.over(environment.branding) } ?? environment.branding
-        return PageLook(stylesheet: stylesheet, branding: branding)
+        return PageLook(stylesheet: stylesheet, branding: branding, defaultLanguage: service.locale)
     }
 }

@@ -148,5 +148,6 @@ extension PendingAuthorization {
         stepUp = request.stepUp
         dpopJkt = request.dpopJkt
         permissionId = request.permissionId
+        uiLocales = request.uiLocales
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 
 /// The consent screen of one sign-in (docs/consent.md): which app asks, for what, as whom.
 /// The controller only renders it.
@@ -6,7 +7,7 @@ public struct ConsentPageModel: Sendable, Equatable {
     /// One scope asked for, in words.
     public struct Scope: Sendable, Equatable {
         public var name: String
-        public var description: String
+        public var description: PageText
         /// The user cannot withhold it (`openid`): shown without a checkbox.
         public var required: Bool
     }
@@ -42,17 +43,18 @@ public enum ConsentOutcome: Sendable {
 
 /// The built-in words for the standard scopes; an auth service's `consent.scopes` replace or add.
 enum ScopeWords {
-    static let standard: [String: String] = [
-        "openid": "Confirm who you are",
-        "profile": "See your name and profile details",
-        "email": "See your email address",
-        "address": "See your postal address",
-        "phone": "See your phone number",
-        "offline_access": "Stay signed in and act for you while you are away",
-        "device_sso": "Share this sign-in with the organization's other apps on this device",
+    static let standard: [String: PageText] = [
+        "openid": PageText("Confirm who you are"),
+        "profile": PageText("See your name and profile details"),
+        "email": PageText("See your email address"),
+        "address": PageText("See your postal address"),
+        "phone": PageText("See your phone number"),
+        "offline_access": PageText("Stay signed in and act for you while you are away"),
+        "device_sso": PageText("Share this sign-in with the organization's other apps on this device"),
     ]
 
-    static func describe(_ scope: String, overrides: [String: String]) -> String {
-        overrides[scope] ?? standard[scope] ?? "Use \u{201C}\(scope)\u{201D}"
+    /// The operator's words (as written), else the built-in ones, else the scope's name.
+    static func describe(_ scope: String, overrides: [String: String]) -> PageText {
+        overrides[scope].map(PageText.init(verbatim:)) ?? standard[scope] ?? PageText("Use \u{201C}\(scope)\u{201D}")
     }
 }

@@ -46,7 +46,8 @@ public struct ConsentScreen: Sendable {
             logo: settings?.logoURI, homepage: settings?.clientURI, policy: settings?.policyURI, termsOfService: settings?.tosURI,
             account: loaded.step.displayName, scopes: scopes, resources: loaded.pending.resources ?? [],
             action: "\(context.issuer)/oauth/consent/\(id)",
-            csrfToken: PendingAuthorizations.formToken(pendingId: id, browserBinding: binding), look: client.look)
+            csrfToken: PendingAuthorizations.formToken(pendingId: id, browserBinding: binding),
+            look: client.look.reading(loaded.pending.uiLocales))
     }
 
     /// `POST /oauth/consent/{id}`: `decision` `allow` or `deny`, `csrf_token`, and `grant_<scope>`

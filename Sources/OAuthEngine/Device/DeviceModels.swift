@@ -1,16 +1,17 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 
 /// The device page's form: type the code the device shows (docs/device-grant.md).
 public struct DeviceCodeForm: Sendable, Equatable {
-    public var heading: String
+    public var heading: PageText
     /// Where the form posts (`/oauth/device`).
     public var action: String
     /// Bound to the browser (its binding cookie).
     public var csrfToken: String
     /// What was typed (or came in `verification_uri_complete`), shown again after a mistake.
     public var userCode: String
-    public var error: String?
+    public var error: PageText?
     /// Seconds to wait after too many codes were tried (`Retry-After` of the 429).
     public var retryAfter: Int?
 }
@@ -25,7 +26,7 @@ public struct DeviceConfirmation: Sendable, Equatable {
     /// As the device shows it: `BCDF-GHJK`.
     public var userCode: String
     /// What the device asked for, in words.
-    public var access: [String]
+    public var access: [PageText]
     /// Where Continue and Cancel post (`/oauth/device/confirm`).
     public var action: String
     /// Bound to the browser and the code.
@@ -35,8 +36,8 @@ public struct DeviceConfirmation: Sendable, Equatable {
 
 /// The last page: the device is signed in, or it is not (and why).
 public struct DeviceFinished: Sendable, Equatable {
-    public var heading: String
-    public var message: String
+    public var heading: PageText
+    public var message: PageText
     public var signedIn: Bool
     public var look: PageLook
     /// The device page, to type a code again (when not signed in).
@@ -87,17 +88,18 @@ extension Scopes {
     /// What a device gets, in words for the person deciding: what its scope shows of the user,
     /// API scopes by name, and — when the auth service issues refresh tokens — that it stays
     /// signed in.
-    static func inWords(_ scope: String, staysSignedIn: Bool) -> [String] {
-        var words = scope.split(separator: " ").compactMap { token -> String? in
-            switch token {
+    static func inWords(_ scope: String, staysSignedIn: Bool) -> [PageText] {
+        var words: [PageText] = []
+        for token in scope.split(separator: " ") {
+            let text: PageText? = switch token {
             case "openid", "offline_access", "native": nil
             case "profile": "Your name and profile"
             case "email": "Your email address"
             case "groups", "roles": "Your groups and roles"
-            default: "Access to \(token)"
+            default: "Access to \(String(token))"
             }
+            if let text, !words.contains(text) { words.append(text) }
         }
-        words = words.enumerated().filter { words.firstIndex(of: $0.element) == $0.offset }.map(\.element)
         if staysSignedIn { words.append("Stay signed in until you remove it on your account page") }
         return words
     }

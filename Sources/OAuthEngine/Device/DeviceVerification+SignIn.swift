@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 import StoreContracts
 
@@ -63,7 +64,7 @@ extension DeviceVerification {
                 context.audit.record(AuditEvent(.deviceDenied, ["client": flow.clientId, "address": browser.clientAddress]))
             }
             let description = parameters["error_description"] ?? "The sign-in did not complete."
-            return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message: String(description.prefix(300)),
+            return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message: PageText(message: String(description.prefix(300))),
                                                          signedIn: false, look: look, again: codePage), status: 400))
         }
         guard let client, let device = try await devices.deviceAuthorization(deviceCodeHash: flow.deviceCodeHash),
@@ -82,8 +83,8 @@ extension DeviceVerification {
         context.audit.record(AuditEvent(.deviceApproved, ["client": client.clientId, "session": session.id, "subject": session.subject,
                                                           "address": browser.clientAddress]))
         let app = client.environment.name ?? client.appKey
-        return DeviceResult(.finished(DeviceFinished(heading: "Device signed in", message: "You are signed in to \(app) on your device "
-            + "as \(session.userId). You can close this page and return to the device.", signedIn: true, look: look, again: nil),
+        return DeviceResult(.finished(DeviceFinished(heading: "Device signed in", message:
+            "You are signed in to \(app) on your device as \(session.userId). You can close this page and return to the device.", signedIn: true, look: look, again: nil),
                                       status: 200), sso: cookie)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 import StoreContracts
 
@@ -55,8 +56,8 @@ public struct DeviceVerification: Sendable {
             guard form["decision"] == "allow" else {
                 _ = try await devices.settleDeviceAuthorization(deviceCodeHash: device.deviceCodeHash, .denied, at: context.clock.now())
                 context.audit.record(AuditEvent(.deviceDenied, ["client": client.clientId, "address": browser.clientAddress]))
-                return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message: "You cancelled. "
-                    + "The device was not signed in; you can close this page.", signedIn: false, look: client.look, again: codePage), status: 200))
+                return DeviceResult(.finished(DeviceFinished(heading: "Device not signed in", message:
+                    "You cancelled. The device was not signed in; you can close this page.", signedIn: false, look: client.look, again: codePage), status: 200))
             }
             return try await startSignIn(device, client: client, browser: browser, binding: binding)
         } catch {
@@ -69,14 +70,14 @@ public struct DeviceVerification: Sendable {
         do {
             try await rateLimiter.admit(.userCode, clientAddress: clientAddress)
             guard let code = UserCode.normalized(typed) else {
-                return DeviceResult(.codeForm(form(binding: binding, typed: typed, error: "That is not a code from a device: it has 8 "
-                    + "letters, like BCDF-GHJK. Check the code on your device and type it again."), status: 400), binding: binding)
+                return DeviceResult(.codeForm(form(binding: binding, typed: typed, error:
+                    "That is not a code from a device: it has 8 letters, like BCDF-GHJK. Check the code on your device and type it again."), status: 400), binding: binding)
             }
             guard let device = try await devices.deviceAuthorization(userCodeHash: UserCode.hash(code)),
                   device.state == .pending, context.clock.now() < device.expiresAt,
                   let client = try await clients.resolve(device.clientId) else {
-                return DeviceResult(.codeForm(form(binding: binding, typed: typed, error: "This code is not valid: it may have expired "
-                    + "or been used already. Check the code on your device, or start again there."), status: 400), binding: binding)
+                return DeviceResult(.codeForm(form(binding: binding, typed: typed, error:
+                    "This code is not valid: it may have expired or been used already. Check the code on your device, or start again there."), status: 400), binding: binding)
             }
             let confirmation = DeviceConfirmation(
                 appName: client.environment.name ?? client.appKey, serviceName: client.service.name ?? client.service.id,
@@ -85,8 +86,8 @@ public struct DeviceVerification: Sendable {
                 csrfToken: Self.confirmToken(userCodeHash: device.userCodeHash, binding: binding), look: client.look)
             return DeviceResult(.confirm(confirmation), binding: binding)
         } catch let error as OAuthError where error.status == 429 {
-            var refused = form(binding: binding, typed: typed, error: "Too many codes were tried from your network. "
-                + "Wait a minute, then type the code again.")
+            var refused = form(binding: binding, typed: typed, error:
+                "Too many codes were tried from your network. Wait a minute, then type the code again.")
             refused.retryAfter = error.retryAfter
             return DeviceResult(.codeForm(refused, status: 429), binding: binding)
         } catch {
@@ -94,7 +95,7 @@ public struct DeviceVerification: Sendable {
         }
     }
 
-    func form(binding: String, typed: String? = nil, error: String? = nil) -> DeviceCodeForm {
+    func form(binding: String, typed: String? = nil, error: PageText? = nil) -> DeviceCodeForm {
         DeviceCodeForm(heading: "Sign in on a device", action: codePage,
                        csrfToken: Self.formToken(binding: binding), userCode: String((typed ?? "").prefix(32)), error: error)
     }

@@ -2,6 +2,7 @@ import Foundation
 import IdentityConfig
 import IdentityCore
 import JOSE
+import PageLanguages
 import StoreContracts
 
 /// The OpenID Provider / OAuth AS metadata (OIDC Discovery, RFC 8414). Lists only what works.
@@ -35,6 +36,14 @@ public struct DiscoveryEndpoint: Sendable {
     static let assertionAlgorithms = JOSEAlgorithm.allCases.filter(ClientAssertion.algorithms.contains).map(\.rawValue)
         + [SharedSecretJWT.algorithm]
 
+    /// The shipped languages, then those an environment's or auth service's branding adds.
+    public static func pageLanguages(_ config: BrokerConfig) -> [String] {
+        var brandings = config.environments.flatMap { environment in [environment.branding] + environment.authServices.map(\.branding) }
+        brandings += config.organizations.flatMap { $0.authServices.map(\.branding) }
+        let added = Set(brandings.compactMap { $0 }.flatMap(\.strings.keys)).subtracting(PageCatalog.shippedLanguages)
+        return PageCatalog.shippedLanguages + added.sorted()
+    }
+
     public func document() -> [String: JSONValue] {
         let state = context.state
         let issuer = context.issuer
@@ -65,6 +74,8 @@ public struct DiscoveryEndpoint: Sendable {
             "id_token_signing_alg_values_supported": list([algorithm]),
             "token_endpoint_auth_methods_supported": list(Self.secretMethods + Self.jwtMethods + ["none"]),
             "code_challenge_methods_supported": list(["S256"]),
+            // The hosted pages' languages (docs/languages.md): shipped, then added by `branding.strings`.
+            "ui_locales_supported": list(Self.pageLanguages(state.config)),
             "scopes_supported": list(Scopes.supported + (Self.services(state).contains(where: \.nativeSSO) ? [NativeSSO.scope] : [])
                 + Self.declaredScopes(state)),
             "claims_supported": list(["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "at_hash", "sid", "acr",

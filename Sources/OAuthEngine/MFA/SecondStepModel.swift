@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityCore
 
 /// The second-step page of a browser sign-in (docs/mfa.md): an AuthLink challenge, a second
@@ -16,7 +17,7 @@ public struct SecondStepPageModel: Sendable, Equatable {
     }
 
     public var kind: Kind
-    public var heading: String
+    public var heading: PageText
     /// Who is signing in (the username as typed), so a person on a shared computer sees it is
     /// not their sign-in.
     public var account: String?
@@ -28,9 +29,9 @@ public struct SecondStepPageModel: Sendable, Equatable {
     /// Bound to the pending authorization and the browser.
     public var csrfToken: String
     /// The challenge's question, or what the page asks for, in words.
-    public var message: String
+    public var message: PageText
     /// Why the last attempt failed, in words.
-    public var error: String?
+    public var error: PageText?
     /// Whether the page offers the code input (`otp`).
     public var offersCode: Bool
     /// `numeric` for a code, `text` for an AuthLink question answered in words.

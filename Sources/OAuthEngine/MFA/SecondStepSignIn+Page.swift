@@ -1,6 +1,7 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
+import PageLanguages
 import OneTimePassword
 import StoreContracts
 
@@ -30,16 +31,17 @@ extension SecondStepSignIn {
     func model(_ loaded: Loaded, showingCodes: Bool = false) async throws -> SecondStepPageModel {
         let client = loaded.client
         var model = SecondStepPageModel(
-            kind: .verify, heading: client.service.name ?? "Sign in", account: loaded.step.username.isEmpty ? nil : loaded.step.username,
+            kind: .verify, heading: client.service.name.map(PageText.init(verbatim:)) ?? "Sign in", account: loaded.step.username.isEmpty ? nil : loaded.step.username,
             restartAction: Self.canRestart(client) ? pageURL(loaded.id) + "/restart" : nil, action: pageURL(loaded.id),
             csrfToken: PendingAuthorizations.formToken(pendingId: loaded.id, browserBinding: loaded.binding),
-            message: "", error: loaded.step.message, offersCode: true, inputMode: "numeric", totpSetup: nil,
+            message: "", error: loaded.step.message.map(PageText.init(message:)), offersCode: true, inputMode: "numeric", totpSetup: nil,
             passkeyOptions: nil, passkeyAction: nil, passkeyCreates: false, recoveryCodes: [], continueAction: nil,
-            look: client.look)
+            look: client.look.reading(loaded.pending.uiLocales))
         switch loaded.step.purpose {
         case .challenge:
             model.kind = .challenge
-            model.message = loaded.step.challenge?.message ?? "Answer the question to continue."
+            // The identity source's own question, in its words.
+            model.message = loaded.step.challenge.map { PageText(verbatim: $0.message) } ?? "Answer the question to continue."
             model.inputMode = loaded.step.challenge?.input == "text" ? "text" : "numeric"
         case .verify:
             let enrolment = try await enrolment(loaded)
@@ -72,7 +74,7 @@ extension SecondStepSignIn {
                 step.sealedRecoveryCodes = nil
                 try await save(loaded, step)
             } else if step.sealedRecoveryCodes == nil {
-                model.message += " Your recovery codes were shown already."
+                model.message = model.message.then("Your recovery codes were shown already.")
             }
             return
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PageLanguages
 import IdentityConfig
 import IdentityCore
 import StoreContracts
@@ -11,7 +12,7 @@ public struct QRLoginDisplay: Sendable, Equatable {
     public var payload: String
     public var expiresAt: Date
     public var ttl: Int
-    public var heading: String
+    public var heading: PageText
     public var look: PageLook
     /// Long-polled by the page; answers the state for the showing browser only.
     public var statusURL: String
@@ -106,7 +107,7 @@ public struct QRLoginBrowser: Sendable {
         } catch {
             throw .cannotRedirect(.wrapping(error, "QR sign-in"))
         }
-        return display(code: code, login: login, client: client, settings: settings)
+        return display(code: code, login: login, client: client, settings: settings, uiLocales: pending.uiLocales)
     }
 
     /// The sign-in's state for the browser holding `browserBinding`, waiting up to `longPoll`
@@ -136,7 +137,7 @@ public struct QRLoginBrowser: Sendable {
         case .pending where now >= login.expiresAt:
             return .expired(restart: restartURL(code))
         case .pending:
-            return .pending(display(code: code, login: login, client: client, settings: settings))
+            return .pending(display(code: code, login: login, client: client, settings: settings, uiLocales: pending.uiLocales))
         case .confirmed:
             guard let sessionId = login.sessionId,
                   let session = try? await sessionStore.session(id: sessionId), session.isActive(at: now),
@@ -197,11 +198,12 @@ public struct QRLoginBrowser: Sendable {
         return (pending, client, settings)
     }
 
-    private func display(code: String, login: QRLogin, client: ResolvedClient, settings: QRLoginSettings) -> QRLoginDisplay {
+    private func display(code: String, login: QRLogin, client: ResolvedClient, settings: QRLoginSettings,
+                         uiLocales: String?) -> QRLoginDisplay {
         let base = settings.qrURL?.absoluteString ?? "\(context.issuer)/oauth/qr"
         return QRLoginDisplay(
             code: code, payload: RedirectURL.build(base, [("code", code)]), expiresAt: login.expiresAt, ttl: settings.ttl,
-            heading: client.service.name ?? "Sign in", look: client.look,
+            heading: client.service.name.map(PageText.init(verbatim:)) ?? PageText("Sign in"), look: client.look.reading(uiLocales),
             statusURL: RedirectURL.build("\(context.issuer)/oauth/qr/status", [("code", code)]),
             finishURL: RedirectURL.build("\(context.issuer)/oauth/qr/finish", [("code", code)]),
             restartURL: restartURL(code))

@@ -96,6 +96,7 @@ struct StoredRecordJSONTests {
         full.online = false
         full.dpopJkt = "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"
         full.permissionId = "perm_" + text
+        full.uiLocales = "de-AT fr " + text
         var upstream = base
         upstream.mode = .upstream
         upstream.upstreamState = Data()

@@ -51,7 +51,7 @@ struct AccountEndpointTests {
         guard case .errorPage = forged.outcome else { throw UnexpectedOutcome("a forged form was obeyed: \(forged)") }
         let removed = try AccountBrowser.page(await fixture.engine.account.sessions.removeApp(account.request, form: try await account.form([
             ("client", EngineFixture.appKey)])))
-        #expect(removed.notice?.hasPrefix("Removed Test users (\(EngineFixture.appKey))") == true && removed.apps.isEmpty)
+        #expect(removed.notice?.english.hasPrefix("Removed Test users (\(EngineFixture.appKey))") == true && removed.apps.isEmpty)
         #expect(await EngineFixture.errorCode { try await fixture.refresh(app.refresh_token) } == "invalid_grant")
         #expect(await EngineFixture.errorCode { try await fixture.engine.validation.validate(accessToken: app.access_token, basic: nil) }
             == "invalid_token")
@@ -68,7 +68,7 @@ struct AccountEndpointTests {
         let bob = try await fixture.passwordGrant(username: "bob", password: "bobpw")
         let result = await fixture.engine.account.sessions.signOutEverywhere(account.request, form: try await account.form([]))
         guard case .signedOut(let message, _, _) = result.outcome else { throw UnexpectedOutcome("\(result)") }
-        #expect(message.contains("2 sign-ins ended"))
+        #expect(message.english.contains("sign-ins ended: 2"))
         #expect(await EngineFixture.errorCode { try await fixture.refresh(app.refresh_token) } == "invalid_grant")
         #expect(await EngineFixture.errorCode { try await fixture.refresh(bob.refresh_token) } == nil)
         guard case .signIn = await account.show().outcome else { throw UnexpectedOutcome("the browser is still signed in") }

@@ -23,11 +23,11 @@ struct ConsentAccountTests {
         let listed = try await account.page()
         let row = try #require(listed.consents.first)
         #expect(row.clientId == "\(EngineFixture.appKey).users" && row.name == "Expense Reports")
-        #expect(row.allowed == ["Read your work email address", "Stay signed in and act for you while you are away", "Confirm who you are"])
+        #expect(row.allowed.map(\.english) == ["Read your work email address", "Stay signed in and act for you while you are away", "Confirm who you are"])
 
         let result = await consent.engine.account.consents.removeAccess(account.request, form: try await account.form([("client", row.clientId)]))
         let after = try AccountBrowser.page(result)
-        #expect(after.notice?.contains("Removed the access of Expense Reports") == true && after.consents.isEmpty)
+        #expect(after.notice?.english.contains("Removed the access of Expense Reports") == true && after.consents.isEmpty)
         #expect(await EngineFixture.errorCode { try await consent.fixture.refresh(tokens.refresh_token) } == "invalid_grant")
         #expect(consent.sink.named(.consentRevoked).first?.fields["by"] == "user")
         var again = browser

@@ -3,6 +3,7 @@ import Foundation
 import IdentityConfig
 import IdentityCore
 import OAuthEngine
+import PageLanguages
 import StoreContracts
 import Testing
 
@@ -22,7 +23,7 @@ struct ConsentScreenTests {
         #expect(model.logo?.absoluteString == "https://app.example.com/logo.png" && model.policy != nil && model.termsOfService == nil)
         #expect(model.scopes.map(\.name) == ["openid", "profile", "email"])
         #expect(model.scopes.map(\.required) == [true, false, false])
-        #expect(model.scopes[2].description == "Read your work email address", "the auth service's own words win")
+        #expect(model.scopes[2].description == PageText(verbatim: "Read your work email address"), "the auth service's own words win, untranslated")
         #expect(model.scopes[1].description == "See your name and profile details")
     }
 

@@ -83,7 +83,7 @@ struct DeviceCodeGrantTests {
         #expect(await EngineFixture.errorCode { try await fixture.poll(started.deviceCode) } == "expired_token")
         let page = await fixture.engine.deviceVerification.page(userCode: started.userCode, browser: BrowserContext())
         guard case .codeForm(let form, let status) = page.outcome else { throw UnexpectedOutcome("\(page.outcome)") }
-        #expect(status == 400 && form.error?.contains("not valid") == true)
+        #expect(status == 400 && form.error?.english.contains("not valid") == true)
     }
 
     @Test("the user's session ending before the poll leaves the device without tokens")

@@ -31,7 +31,7 @@ struct NativeSSOAccountTests {
         let ended = try AccountBrowser.page(await fixture.engine.account.sessions.signOutSharedSignIn(
             account.request, form: try await account.form([("session", shared.id)])))
         #expect(ended.sharedSignIns.isEmpty && ended.browsers.count == 1)
-        #expect(ended.notice?.contains("Test mail, Test calendar") == true)
+        #expect(ended.notice?.english.contains("Test mail, Test calendar") == true)
         #expect(await EngineFixture.errorCode { try await fixture.refresh(calendar.refresh_token, clientId: NativeSSOTests.second) }
             == "invalid_grant")
         #expect(await EngineFixture.errorCode { try await fixture.engine.validation.validate(accessToken: mail.access_token, basic: nil) }

@@ -20,7 +20,7 @@ struct SecondStepSignInTests {
         #expect(page.kind == .verify && page.offersCode)
         let wrong = try await SecondStep.submit(fixture, id, page, otp: fixture.engine.wrongTOTPCode(secret), browser: browser)
         guard case .page(let again, let status) = wrong else { throw UnexpectedOutcome("\(wrong)") }
-        #expect(status == 400 && again.error?.hasPrefix("The code is not correct.") == true)
+        #expect(status == 400 && again.error?.english.hasPrefix("The code is not correct.") == true)
         let right = try await SecondStep.submit(fixture, id, again, otp: fixture.engine.totpCode(secret), browser: browser)
         let completion = try SecondStep.completion(right, browser: &browser)
         #expect(completion.sso != nil)
@@ -39,7 +39,7 @@ struct SecondStepSignInTests {
         var second = BrowserContext()
         let (id, page) = try await SecondStep.open(fixture, browser: &second)
         let replayed = try SecondStep.model(try await SecondStep.submit(fixture, id, page, otp: code, browser: second))
-        #expect(replayed.error?.contains("used already") == true)
+        #expect(replayed.error?.english.contains("used already") == true)
         fixture.clock.advance(30)
         let next = try await SecondStep.submit(fixture, id, replayed, otp: fixture.engine.totpCode(secret), browser: second)
         _ = try SecondStep.completion(next, browser: &second)
