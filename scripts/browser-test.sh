@@ -15,6 +15,7 @@
 # (docs/protocol.md, "Response modes"); then consent_test.py, the consent screen and permission
 # requests (docs/consent.md; `--screenshots docs/images` refreshes its screenshots); then
 # brand_test.py, the operator's branding and the pages' contrast (docs/configuration.md, "Branding"); then
+# language_test.py, the pages in each shipped language (docs/languages.md); then
 # mod_auth_openidc_test.py, Apache httpd with mod_auth_openidc as a relying party signed out by the
 # broker's back-channel logout. Most of them run Tests/browser/accessibility.py's WCAG 2.2 AA audit
 # (contrast, labels, accessible names, a keyboard walk) on each page they visit; its self-test runs first.
@@ -42,4 +43,5 @@ for _ in $(seq 1 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sle
 "$venv/bin/python" Tests/browser/response_mode_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/consent_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/brand_test.py --bin "$bin"
+"$venv/bin/python" Tests/browser/language_test.py --bin "$bin"
 "$venv/bin/python" Tests/browser/mod_auth_openidc_test.py --bin "$bin"
