@@ -32,15 +32,23 @@ public struct AccountSessionActions: Sendable {
             let isThisBrowser = viewer.browserSessions.contains(target.id)
             access.record(.accountBrowserSignedOut, viewer, ["session": target.id, "this_browser": isThisBrowser ? "true" : "false"])
             let row = access.listing.browserRow(target, viewer)
-            let what = row.os.map { "\(row.browser) / \($0)" } ?? row.browser
             if target.id == viewer.session.id {
-                return AccountResult(.signedOut(
-                    message: "You signed out this browser (\(what)). The apps that signed in through it must sign in again.",
-                    signInAgain: access.urls.page(viewer.client.clientId), look: viewer.client.look))
+                let message: PageText = if let os = row.os {
+                    "You signed out this browser (\(row.browser) on \(os)). The apps that signed in through it must sign in again."
+                } else {
+                    "You signed out this browser (\(row.browser)). The apps that signed in through it must sign in again."
+                }
+                return AccountResult(.signedOut(message: message, signInAgain: access.urls.page(viewer.client.clientId),
+                                                look: viewer.client.look))
             }
-            let which = row.address.map { "\(what), \($0)" } ?? what
-            return try await access.done(viewer,
-                                         "Signed out \(which): that browser and the apps that signed in through it must sign in again.")
+            let notice: PageText = switch (row.os, row.address) {
+            case (let os?, let address?):
+                "Signed out \(row.browser) on \(os) (\(address)): that browser and the apps that signed in through it must sign in again."
+            case (let os?, nil): "Signed out \(row.browser) on \(os): that browser and the apps that signed in through it must sign in again."
+            case (nil, let address?): "Signed out \(row.browser) (\(address)): that browser and the apps that signed in through it must sign in again."
+            case (nil, nil): "Signed out \(row.browser): that browser and the apps that signed in through it must sign in again."
+            }
+            return try await access.done(viewer, notice)
         }
     }
 

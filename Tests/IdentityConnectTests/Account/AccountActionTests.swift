@@ -34,7 +34,7 @@ struct AccountActionTests {
                 var answer = try await me.act("browsers/sign-out", TestBroker.appKey, page, [("session", firefoxRow.id)])
                 #expect(answer.status == .ok)
                 page = AccountPage(html: answer.text)
-                #expect(page.notice?.hasPrefix("Signed out Firefox 128 / Linux") == true)
+                #expect(page.notice?.hasPrefix("Signed out Firefox 128 on Linux") == true)
                 #expect(page.browsers.map(\.label) == ["Chrome 120 on macOS 10.15.7"])
                 let web = try await AccountFixture.tokenState(elsewhere, webTokens)
                 #expect(web.validate == 401 && !web.introspectActive && web.refresh == "invalid_grant")
