@@ -10,6 +10,9 @@ public struct PageText: Sendable, Hashable, CustomStringConvertible, Expressible
     public let arguments: [String]
     /// Not a catalog message: shown as is in every language.
     public let isVerbatim: Bool
+    /// Known only at run time (an error's description, perhaps an identity source's own words):
+    /// translated when a catalog has it, and not a catalog miss when none does.
+    public private(set) var isRunTime = false
     /// Sentences shown after this one (each its own message), separated by a space.
     public private(set) var following: [PageText] = []
 
@@ -36,6 +39,7 @@ public struct PageText: Sendable, Hashable, CustomStringConvertible, Expressible
         format = message
         arguments = []
         isVerbatim = false
+        isRunTime = true
     }
 
     /// Text shown as is (not translated).

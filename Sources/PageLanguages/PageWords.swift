@@ -58,7 +58,7 @@ public struct PageWords: Sendable {
         } else if text.arguments.isEmpty, let translated = bySentence(text.format) {
             first = translated
         } else {
-            PageCatalog.noteMiss(text.format, language: language)
+            if !text.isRunTime { PageCatalog.noteMiss(text.format, language: language) }
             first = PageText.fill(PageCatalog.normalized(text.format), text.arguments)
         }
         return text.following.isEmpty ? first : ([first] + text.following.map { self($0) }).joined(separator: " ")

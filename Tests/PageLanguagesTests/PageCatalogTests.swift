@@ -56,6 +56,9 @@ import Testing
             + PageText.fill(german("Wait {0} seconds, then try again."), ["30"])
         #expect(german.translation(ofMessage: message) == expected)
         #expect(german.translation(ofMessage: "Not a message at all.") == nil)
+        // An identity source's own words (a run-time message) stay as they are, and are no miss.
+        #expect(german(PageText(message: "Wrong code from elsewhere.")) == "Wrong code from elsewhere.")
+        #expect(!PageCatalog.missed().contains { $0.hasSuffix("Wrong code from elsewhere.") })
     }
 
     @Test func operatorWordingWins() {
