@@ -40,10 +40,8 @@ public enum PageCatalog {
         }
     }
 
-    /// Every miss noted since the process started (or since `forgetMisses()`), as `lang: message`.
+    /// Every miss noted since the process started, as `lang: message`.
     public static func missed() -> Set<String> { misses.withLock { $0 } }
-
-    public static func forgetMisses() { misses.withLock { $0.removeAll() } }
 
     /// The translations of `language` (exact tag, lowercased), keyed by message id; empty for
     /// English and for a language not shipped.

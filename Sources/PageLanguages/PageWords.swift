@@ -126,9 +126,4 @@ public struct PageWords: Sendable {
         }
         return (String(pattern.dropLast()), numbers)
     }
-
-    /// Whether `text` reads in this language (verbatim text counts: it is nobody's to translate).
-    public func translates(_ text: PageText) -> Bool {
-        (text.isVerbatim || lookup(text.format) != nil) && text.following.allSatisfy(translates)
-    }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import Hummingbird
 import IdentityCore
-import StoreContracts
 import OAuthEngine
 import PageLanguages
+import StoreContracts
 
 /// The temp login URI `/oauth/authenticate/{id}`: the login form posts here, and so do
 /// automated-grant clients and customers' own login pages (docs/protocol.md, "GET /oauth/auth" and

@@ -29,13 +29,4 @@ enum ErrorWords {
             "Something went wrong on our side."
         }
     }
-
-    /// Every message `meaning(of:)` can answer, for the catalog checks.
-    static let messages = [
-        "The app's sign-in request could not be accepted.", "This app is not allowed to sign in here.",
-        "This sign-in link has expired or was used already.", "The app asked for access it cannot have.",
-        "The sign-in was not allowed.", "You need to sign in again.", "The app needs your permission first.",
-        "This sign-in needs a stronger way of signing in.", "The service is busy. Try again in a moment.",
-        "Something went wrong on our side.",
-    ]
 }

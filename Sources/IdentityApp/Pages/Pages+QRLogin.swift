@@ -4,8 +4,8 @@ import IdentityCore
 import Mustache
 import OAuthEngine
 import PageLanguages
-import StoreContracts
 import QRCode
+import StoreContracts
 
 extension Pages {
     /// The login page's QR view: the code as a PNG, scanned by the app; the page long-polls.

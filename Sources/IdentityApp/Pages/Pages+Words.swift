@@ -46,18 +46,4 @@ extension Pages {
     static func wordValues(_ words: PageWords) -> [String: Any] {
         ["lang": words.language, "dir": words.direction]
     }
-
-    /// `text` HTML-escaped, except `<strong>` and `<code>` (a catalog sentence may emphasise a
-    /// name); `{{…}}` placeholders are untouched (braces are not special in HTML).
-    static func escapedKeepingEmphasis(_ text: String) -> String {
-        guard text.contains(where: { "&<>\"'".contains($0) }) else { return text }
-        var escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
-        for tag in ["strong", "code"] {
-            escaped = escaped.replacingOccurrences(of: "&lt;\(tag)&gt;", with: "<\(tag)>")
-                .replacingOccurrences(of: "&lt;/\(tag)&gt;", with: "</\(tag)>")
-        }
-        return escaped
-    }
 }

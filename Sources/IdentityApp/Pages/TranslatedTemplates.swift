@@ -1,3 +1,4 @@
+import Foundation
 import Mustache
 import PageLanguages
 import Synchronization
@@ -64,9 +65,23 @@ final class TranslatedTemplates: Sendable {
         var rest = source[...]
         while let open = rest.range(of: "{{#t}}"), let close = rest[open.upperBound...].range(of: "{{/t}}") {
             result += rest[..<open.lowerBound]
-            result += Pages.escapedKeepingEmphasis(words(String(rest[open.upperBound..<close.lowerBound])))
+            result += escapedKeepingEmphasis(words(String(rest[open.upperBound..<close.lowerBound])))
             rest = rest[close.upperBound...]
         }
         return result + rest
+    }
+
+    /// `text` HTML-escaped, except `<strong>` and `<code>` (a catalog sentence may emphasise a
+    /// name); `{{…}}` placeholders are untouched (braces are not special in HTML).
+    static func escapedKeepingEmphasis(_ text: String) -> String {
+        guard text.contains(where: { "&<>\"'".contains($0) }) else { return text }
+        var escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+        for tag in ["strong", "code"] {
+            escaped = escaped.replacingOccurrences(of: "&lt;\(tag)&gt;", with: "<\(tag)>")
+                .replacingOccurrences(of: "&lt;/\(tag)&gt;", with: "</\(tag)>")
+        }
+        return escaped
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import PageLanguages
 import IdentityConfig
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// Who is asking on the account page, and how its answers are made (docs/account.md): the

@@ -1,8 +1,8 @@
 import Foundation
-import PageLanguages
 import IdentityConfig
 import IdentityCore
 import OneTimePassword
+import PageLanguages
 import StoreContracts
 
 /// Second factors on the account page (docs/account.md, docs/mfa.md): set up or remove the

@@ -1,7 +1,7 @@
 import Foundation
-import PageLanguages
 import IdentityConfig
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// The user's own account page (docs/account.md): `GET /account?client_id=C` shows the account

@@ -1,7 +1,7 @@
 import Foundation
-import PageLanguages
 import IdentityConfig
 import IdentityCore
+import PageLanguages
 import StoreContracts
 import UserAgent
 

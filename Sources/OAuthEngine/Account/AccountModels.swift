@@ -1,6 +1,6 @@
 import Foundation
-import PageLanguages
 import IdentityCore
+import PageLanguages
 
 /// What the browser brought to an account page request (docs/account.md).
 public struct AccountRequest: Sendable {

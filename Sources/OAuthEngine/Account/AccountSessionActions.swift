@@ -1,6 +1,6 @@
 import Foundation
-import PageLanguages
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// The account page's sign-out actions (docs/account.md): each a form post carrying the page's

@@ -1,7 +1,7 @@
 import Foundation
-import PageLanguages
 import IdentityConfig
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// The authorization endpoint's decisions (docs/protocol.md, "GET /oauth/auth" and

@@ -1,6 +1,6 @@
 import Foundation
-import PageLanguages
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// What a browser request brings: its cookies, address and User-Agent. `/oauth/auth` and every

@@ -1,6 +1,6 @@
 import Foundation
-import PageLanguages
 import IdentityCore
+import PageLanguages
 
 /// The device page's form: type the code the device shows (docs/device-grant.md).
 public struct DeviceCodeForm: Sendable, Equatable {

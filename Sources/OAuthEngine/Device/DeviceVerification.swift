@@ -1,6 +1,6 @@
 import Foundation
-import PageLanguages
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// The browser side of the device grant (docs/device-grant.md): `/oauth/device`, where a person

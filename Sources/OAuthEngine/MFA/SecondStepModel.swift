@@ -1,6 +1,6 @@
 import Foundation
-import PageLanguages
 import IdentityCore
+import PageLanguages
 
 /// The second-step page of a browser sign-in (docs/mfa.md): an AuthLink challenge, a second
 /// factor, an enrolment, or the recovery codes shown once. The controller only renders it.

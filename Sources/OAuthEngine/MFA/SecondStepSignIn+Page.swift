@@ -1,8 +1,8 @@
 import Foundation
 import IdentityConfig
 import IdentityCore
-import PageLanguages
 import OneTimePassword
+import PageLanguages
 import StoreContracts
 
 extension SecondStepSignIn {

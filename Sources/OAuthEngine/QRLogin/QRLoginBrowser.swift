@@ -1,7 +1,7 @@
 import Foundation
-import PageLanguages
 import IdentityConfig
 import IdentityCore
+import PageLanguages
 import StoreContracts
 
 /// What the login page shows for a QR sign-in.

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import IdentityCore
 @testable import IdentityApp
+import IdentityCore
 @testable import OAuthEngine
 import PageLanguages
 import StoreContracts

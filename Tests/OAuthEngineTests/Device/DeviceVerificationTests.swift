@@ -2,8 +2,8 @@ import EngineTesting
 import Foundation
 import IdentityConfig
 import IdentityCore
-import OneTimePassword
 import OAuthEngine
+import OneTimePassword
 import StoreContracts
 import Testing
 
